@@ -1,0 +1,5 @@
+"""``python -m qwen_tools``: the same as the ``qwen-tools`` command."""
+
+from qwen_tools._cli.main import entry
+
+entry()

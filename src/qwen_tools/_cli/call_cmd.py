@@ -1,0 +1,203 @@
+"""``qwen-tools call``: run one tool call, or a batch of them in one session, from the shell."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal as os_signal
+import sys
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from .context import CliConfigError, CliSession, open_session, report_config_error
+from .main import EXIT_CONFIG, EXIT_OK, EXIT_REFUSED, EXIT_TOOL_ERROR, EXIT_USAGE
+
+if TYPE_CHECKING:
+    from .._contract.display import ToolResultDisplay
+    from .._execution.tool_call import CompletedToolCall, ConfirmationHandler, ToolCallRequest
+
+
+def _parse_args_json(raw: str | None) -> tuple[Any, str | None]:
+    if raw is None or raw.strip() == "":
+        return {}, None
+    try:
+        return json.loads(raw), None
+    except json.JSONDecodeError as exc:
+        return None, f"ARGS is not valid JSON: {exc.msg} (line {exc.lineno} column {exc.colno})"
+
+
+def completed_to_json(completed: CompletedToolCall) -> dict[str, Any]:
+    """The ``--json`` object for one finished call."""
+    from .._contract.display import display_to_json
+    from .._contract.parts import content_to_json
+
+    result = completed.result
+    error: dict[str, str] | None = None
+    if completed.status != "success":
+        message = completed.response.error or ""
+        error = {"message": message, "type": (completed.error_type.value if completed.error_type else "unknown")}
+    return {
+        "tool": completed.tool.name if completed.tool else completed.request.name,
+        "llmContent": content_to_json(result.llm_content) if result is not None else None,
+        "returnDisplay": display_to_json(completed.display),
+        "error": error,
+        "responseText": completed.response_text,
+    }
+
+
+def _exit_code(completed: CompletedToolCall) -> int:
+    from .._contract.errors import ToolErrorType
+
+    if completed.status == "success":
+        return EXIT_OK
+    if completed.status == "cancelled" or completed.error_type is ToolErrorType.EXECUTION_DENIED:
+        return EXIT_REFUSED
+    return EXIT_TOOL_ERROR
+
+
+def _live_output(chunk: ToolResultDisplay) -> None:
+    if isinstance(chunk, str):
+        sys.stderr.write(chunk if chunk.endswith("\n") else chunk + "\n")
+        sys.stderr.flush()
+
+
+async def _run_one(
+    session: CliSession,
+    request: ToolCallRequest,
+    confirm: ConfirmationHandler | None,
+    live: bool,
+) -> CompletedToolCall:
+    from .._contract.abort import AbortController
+    from .._execution.tool_call import run_tool_call
+
+    controller = AbortController()
+    loop = asyncio.get_running_loop()
+    installed = False
+    try:
+        loop.add_signal_handler(os_signal.SIGINT, controller.abort, "interrupted")
+        installed = True
+    except (NotImplementedError, RuntimeError, ValueError):
+        pass
+    try:
+        return await run_tool_call(
+            session.registry,
+            session.config,
+            request,
+            controller.signal,
+            confirm=confirm,
+            update_output=_live_output if live else None,
+        )
+    finally:
+        if installed:
+            loop.remove_signal_handler(os_signal.SIGINT)
+
+
+def _confirm_handler(interactive: bool) -> ConfirmationHandler | None:
+    if not interactive:
+        return None
+    from .confirm import ask_in_terminal
+
+    return ask_in_terminal
+
+
+def _print_human(completed: CompletedToolCall) -> None:
+    from .render import print_completed
+
+    print_completed(completed)
+
+
+def run_call(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Entry point of ``qwen-tools call``."""
+    if args.batch and args.name:
+        parser.error("give a tool NAME or --batch, not both")
+    if not args.batch and not args.name:
+        parser.error("the tool NAME is required (or use --batch FILE)")
+    try:
+        session = open_session(args)
+    except CliConfigError as exc:
+        report_config_error(exc)
+        return EXIT_CONFIG
+    stdin_is_data = args.batch == "-" or args.args == "-"
+    interactive = sys.stdin.isatty() and sys.stderr.isatty() and not stdin_is_data
+    if args.batch:
+        return _run_batch(session, args, _confirm_handler(interactive))
+
+    from .._execution.tool_call import ToolCallRequest
+
+    raw = sys.stdin.read() if args.args == "-" else args.args
+    params, problem = _parse_args_json(raw)
+    if problem is not None:
+        print(f"qwen-tools: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    request = ToolCallRequest(name=args.name, args=params, call_id="call_cli_1")
+    completed = asyncio.run(_run_one(session, request, _confirm_handler(interactive), live=not args.json))
+    if args.json:
+        print(json.dumps(completed_to_json(completed), ensure_ascii=False))
+    else:
+        _print_human(completed)
+    return _exit_code(completed)
+
+
+def _batch_lines(source: str) -> Iterator[str]:
+    if source == "-":
+        yield from sys.stdin
+        return
+    with open(source, encoding="utf-8") as handle:
+        yield from handle
+
+
+def _bad_line(number: int, message: str) -> dict[str, Any]:
+    text = f"Line {number}: {message}"
+    return {
+        "tool": None,
+        "llmContent": None,
+        "returnDisplay": text,
+        "error": {"message": text, "type": "invalid_tool_params"},
+        "responseText": text,
+    }
+
+
+def _run_batch(session: CliSession, args: argparse.Namespace, confirm: ConfirmationHandler | None) -> int:
+    from .._execution.tool_call import ToolCallRequest
+
+    try:
+        lines = list(_batch_lines(args.batch))
+    except OSError as exc:
+        print(f"qwen-tools: cannot read batch file: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    worst = EXIT_OK
+
+    async def run_all() -> None:
+        nonlocal worst
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                item = json.loads(line)
+            except json.JSONDecodeError as exc:
+                _emit(args, _bad_line(number, f"invalid JSON: {exc.msg}"))
+                worst = max(worst, EXIT_TOOL_ERROR)
+                continue
+            if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+                _emit(args, _bad_line(number, 'expected an object {"name": "...", "args": {...}}'))
+                worst = max(worst, EXIT_TOOL_ERROR)
+                continue
+            call_id = str(item.get("id") or f"call_batch_{number}")
+            request = ToolCallRequest(name=item["name"], args=item.get("args", {}), call_id=call_id)
+            completed = await _run_one(session, request, confirm, live=False)
+            if args.json:
+                _emit(args, completed_to_json(completed))
+            else:
+                _print_human(completed)
+            worst = max(worst, _exit_code(completed))
+
+    asyncio.run(run_all())
+    return worst
+
+
+def _emit(args: argparse.Namespace, obj: dict[str, Any]) -> None:
+    if args.json:
+        print(json.dumps(obj, ensure_ascii=False), flush=True)
+    else:
+        print(obj["responseText"], file=sys.stderr)

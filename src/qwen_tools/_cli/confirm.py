@@ -1,0 +1,101 @@
+"""Asking the user in the terminal whether a tool call may run."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import threading
+from typing import TYPE_CHECKING
+
+from .._contract.confirmation import (
+    ToolCallConfirmationDetails,
+    ToolConfirmationOutcome,
+    ToolConfirmationPayload,
+)
+
+if TYPE_CHECKING:
+    from .._execution.tool_call import ToolCallRequest
+
+
+def _choices(details: ToolCallConfirmationDetails) -> list[tuple[str, str, ToolConfirmationOutcome]]:
+    always: list[tuple[str, str, ToolConfirmationOutcome]]
+    if details.type == "edit":
+        always = [("2", "Yes, allow always (auto-accept edits)", ToolConfirmationOutcome.PROCEED_ALWAYS)]
+    elif details.type == "exec":
+        always = [("2", f"Yes, always allow {details.root_command}", ToolConfirmationOutcome.PROCEED_ALWAYS)]
+    elif details.type == "mcp":
+        always = [
+            ("2", f"Yes, always allow {details.tool_name} from {details.server_name}", ToolConfirmationOutcome.PROCEED_ALWAYS_TOOL),
+            ("3", f"Yes, always allow every tool of {details.server_name}", ToolConfirmationOutcome.PROCEED_ALWAYS_SERVER),
+        ]
+    elif details.type == "plan":
+        always = []
+    else:
+        always = [("2", "Yes, allow always", ToolConfirmationOutcome.PROCEED_ALWAYS)]
+    return [
+        ("1", "Yes, allow once", ToolConfirmationOutcome.PROCEED_ONCE),
+        *always,
+        ("n", "No (cancel)", ToolConfirmationOutcome.CANCEL),
+    ]
+
+
+def _render(details: ToolCallConfirmationDetails) -> None:
+    from rich.console import Console
+
+    from .render import diff_renderable
+
+    console = Console(file=sys.stderr)
+    console.rule(f"[bold yellow]{details.title}")
+    if details.type == "edit":
+        console.print(diff_renderable(details.file_diff))
+    elif details.type == "exec":
+        console.print(details.command, markup=False, highlight=False)
+        for warning in details.warnings:
+            console.print(f"[yellow]Warning:[/] {warning}")
+    elif details.type == "mcp":
+        console.print(f"Server: {details.server_name}\nTool: {details.tool_name}", markup=False)
+    elif details.type == "info":
+        console.print(details.prompt, markup=False, highlight=False)
+        for url in details.urls:
+            console.print(f"  - {url}", markup=False)
+    else:
+        console.print(details.plan, markup=False, highlight=False)
+
+
+async def _read_line(prompt: str) -> str | None:
+    """``input()`` in a daemon thread, so Ctrl-C and exit never wait for it."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[str | None] = loop.create_future()
+
+    def worker() -> None:
+        try:
+            line: str | None = input(prompt)
+        except (EOFError, OSError):
+            line = None
+        loop.call_soon_threadsafe(lambda: future.done() or future.set_result(line))
+
+    threading.Thread(target=worker, daemon=True).start()
+    return await future
+
+
+async def ask_in_terminal(
+    request: ToolCallRequest, details: ToolCallConfirmationDetails
+) -> tuple[ToolConfirmationOutcome, ToolConfirmationPayload | None]:
+    """Show the confirmation and read the user's choice from the terminal."""
+    _render(details)
+    options = _choices(details)
+    for key, label, _ in options:
+        print(f"  {key}) {label}", file=sys.stderr)
+    keys = {key: outcome for key, _, outcome in options}
+    while True:
+        answer = await _read_line("Allow execution? ")
+        if answer is None:
+            return ToolConfirmationOutcome.CANCEL, None
+        choice = answer.strip().lower() or "n"
+        if choice in ("y", "yes"):
+            choice = "1"
+        if choice in ("no", "esc"):
+            choice = "n"
+        if choice in keys:
+            return keys[choice], None
+        print(f"Please answer one of: {', '.join(keys)}", file=sys.stderr)

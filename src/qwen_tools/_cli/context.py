@@ -1,0 +1,53 @@
+"""Building the session (``Config`` + ``ToolRegistry``) for a CLI command from its arguments."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+
+from .._config.config import Config
+from .._config.settings import SettingsError
+from .._config.tool_settings import ApprovalMode
+from .._registry.defaults import build_registry
+from .._registry.registry import ToolRegistry
+
+
+@dataclass
+class CliSession:
+    """What a command works with."""
+
+    config: Config
+    registry: ToolRegistry
+
+
+class CliConfigError(Exception):
+    """Settings could not be loaded; the message is ready to print."""
+
+
+def _include_dirs(args: argparse.Namespace) -> list[str]:
+    dirs: list[str] = []
+    for entry in getattr(args, "include_directories", None) or []:
+        dirs.extend(d.strip() for d in entry.split(",") if d.strip())
+    return dirs
+
+
+def open_session(args: argparse.Namespace) -> CliSession:
+    """Load settings for ``--cwd`` and register the tools; raises :class:`CliConfigError`."""
+    mode = getattr(args, "approval_mode", None)
+    try:
+        config = Config.load(
+            args.cwd,
+            include_directories=_include_dirs(args),
+            approval_mode=ApprovalMode.parse(mode) if mode else None,
+        )
+    except SettingsError as exc:
+        raise CliConfigError(str(exc)) from None
+    except (OSError, ValueError) as exc:
+        raise CliConfigError(f"Cannot open the workspace: {exc}") from None
+    return CliSession(config=config, registry=build_registry(config))
+
+
+def report_config_error(error: CliConfigError) -> None:
+    """Print a settings problem without a traceback."""
+    print(f"qwen-tools: {error}", file=sys.stderr)

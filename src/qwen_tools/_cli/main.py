@@ -1,0 +1,111 @@
+"""``qwen-tools`` entry point: argument parsing and dispatch.
+
+Only the standard library is imported here so ``qwen-tools --help`` starts fast; each command
+imports what it needs when it runs.
+
+Exit codes: 0 success; 1 a tool call failed; 2 usage error (bad arguments or JSON);
+3 configuration error (settings files); 4 a call was cancelled or refused; 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from .._version import __version__
+
+EXIT_OK = 0
+EXIT_TOOL_ERROR = 1
+EXIT_USAGE = 2
+EXIT_CONFIG = 3
+EXIT_REFUSED = 4
+EXIT_INTERRUPTED = 130
+
+APPROVAL_MODES = ("plan", "default", "auto-edit", "yolo")
+EXPORT_FORMATS = ("openai", "openai-strict", "anthropic", "gemini", "mcp")
+
+
+def _add_workspace_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--cwd", metavar="DIR", help="project directory (default: the current directory)")
+    parser.add_argument(
+        "--include-directories",
+        metavar="DIRS",
+        action="append",
+        default=[],
+        help="extra workspace directories (comma-separated; repeatable)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser (exposed for documentation and tests)."""
+    parser = argparse.ArgumentParser(
+        prog="qwen-tools",
+        description="Qwen Code's tools system in Python: list, export and call tools.",
+        epilog=(
+            "exit codes: 0 ok, 1 tool call failed, 2 usage error, 3 settings error, "
+            "4 cancelled or refused, 130 interrupted"
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"qwen-tools {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    tools = sub.add_parser("tools", help="list the registered tools")
+    tools.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    _add_workspace_options(tools)
+
+    schema = sub.add_parser("schema", help="print the tool declarations as JSON")
+    schema.add_argument("--format", choices=EXPORT_FORMATS, default="openai", help="target format (default: openai)")
+    _add_workspace_options(schema)
+
+    call = sub.add_parser(
+        "call",
+        help="run one tool call (or a batch) through the whole lifecycle",
+        description=(
+            "Run a tool call: look-up, validation, confirmation, execution, display. "
+            "ARGS is a JSON object, or '-' to read it from stdin."
+        ),
+    )
+    call.add_argument("name", nargs="?", help="tool name")
+    call.add_argument("args", nargs="?", help="JSON object of params, or '-' for stdin (default: {})")
+    call.add_argument("--batch", metavar="FILE", help="JSON lines {'name', 'args'} from FILE or '-', run in one session")
+    call.add_argument("--json", action="store_true", help="print one JSON object per call")
+    call.add_argument("--approval-mode", choices=APPROVAL_MODES, help="approval mode (default: from settings, else 'default')")
+    _add_workspace_options(call)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the process exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        if args.command == "tools":
+            from .tools_cmd import run_tools
+
+            return run_tools(args)
+        if args.command == "schema":
+            from .tools_cmd import run_schema
+
+            return run_schema(args)
+        if args.command == "call":
+            from .call_cmd import run_call
+
+            return run_call(args, parser)
+    except KeyboardInterrupt:
+        print("Interrupted.", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    parser.error(f"unknown command {args.command!r}")
+    return EXIT_USAGE  # pragma: no cover - parser.error exits
+
+
+def entry() -> None:
+    """Console-script wrapper: exit with :func:`main`'s code."""
+    sys.exit(main())
+
+
+if __name__ == "__main__":  # pragma: no cover
+    entry()

@@ -1,0 +1,130 @@
+"""``Config``: the context every tool gets (workspace, ignore rules, limits, approval mode, session)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import uuid
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from .file_service import FileDiscoveryService, FileFilteringOptions
+from .session import SessionState
+from .settings import LoadedSettings, load_settings
+from .tool_settings import ApprovalMode, ToolSettings, parse_tool_settings
+from .workspace import WorkspaceContext
+
+
+def qwen_home(env: Mapping[str, str] | None = None) -> Path:
+    """``~/.qwen``, or ``$QWEN_HOME`` when set."""
+    env = os.environ if env is None else env
+    override = env.get("QWEN_HOME")
+    return (
+        Path(override).expanduser() if override else Path(env.get("HOME") or Path.home()) / ".qwen"
+    )
+
+
+class Config:
+    """Workspace context and settings for one session of tool calls.
+
+    Build it with :meth:`load` to read ``settings.json`` files as Qwen Code does, or directly
+    with explicit :class:`ToolSettings` (tests, embedding applications).
+    """
+
+    def __init__(
+        self,
+        target_dir: str | os.PathLike[str],
+        *,
+        settings: ToolSettings | None = None,
+        include_directories: Iterable[str | os.PathLike[str]] = (),
+        approval_mode: ApprovalMode | None = None,
+        home_dir: str | os.PathLike[str] | None = None,
+        session_id: str | None = None,
+        loaded_settings: LoadedSettings | None = None,
+    ) -> None:
+        self.target_dir = Path(os.path.realpath(os.fspath(target_dir)))
+        self.settings = settings if settings is not None else ToolSettings()
+        self.loaded_settings = loaded_settings
+        self.home_dir = Path(home_dir) if home_dir is not None else qwen_home()
+        extra = [*self.settings.include_directories, *include_directories]
+        resolved_extra = [
+            Path(os.path.expanduser(os.fspath(d))) if os.path.isabs(os.path.expanduser(os.fspath(d)))
+            else self.target_dir / os.fspath(d)
+            for d in extra
+        ]
+        self.workspace = WorkspaceContext(self.target_dir, resolved_extra)
+        filtering = self.settings.file_filtering
+        self.file_service = FileDiscoveryService(
+            self.target_dir, custom_ignore_files=filtering.custom_ignore_files
+        )
+        self.file_filtering = FileFilteringOptions(
+            respect_git_ignore=filtering.respect_git_ignore,
+            respect_qwen_ignore=filtering.respect_qwen_ignore,
+        )
+        self.approval_mode: ApprovalMode = (
+            approval_mode or self.settings.approval_mode or ApprovalMode.DEFAULT
+        )
+        self.session_id = session_id or uuid.uuid4().hex
+        self.session = SessionState()
+
+    @classmethod
+    def load(
+        cls,
+        cwd: str | os.PathLike[str] | None = None,
+        *,
+        include_directories: Iterable[str | os.PathLike[str]] = (),
+        approval_mode: ApprovalMode | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> Config:
+        """Read the settings files for ``cwd`` (default: the current directory) and build a Config.
+
+        Raises :class:`~qwen_tools.SettingsError` naming the file and key on bad input.
+        """
+        target = Path(os.path.realpath(os.fspath(cwd) if cwd is not None else os.getcwd()))
+        home = qwen_home(env)
+        loaded = load_settings(target, qwen_home_dir=home, env=env)
+        settings = parse_tool_settings(loaded)
+        return cls(
+            target,
+            settings=settings,
+            include_directories=include_directories,
+            approval_mode=approval_mode,
+            home_dir=home,
+            loaded_settings=loaded,
+        )
+
+    # -- limits ---------------------------------------------------------------------------
+
+    @property
+    def truncate_tool_output_threshold(self) -> int:
+        """Character threshold of the output budget (≤ 0 disables it)."""
+        return self.settings.truncate_tool_output_threshold
+
+    @property
+    def truncate_tool_output_lines(self) -> int:
+        """Line threshold of the output budget (≤ 0 disables it)."""
+        return self.settings.truncate_tool_output_lines
+
+    # -- paths ----------------------------------------------------------------------------
+
+    def get_project_temp_dir(self) -> Path:
+        """``<qwen home>/tmp/<sha256 of the project root>``, where large outputs are saved."""
+        digest = hashlib.sha256(str(self.target_dir).encode()).hexdigest()
+        runtime = os.environ.get("QWEN_RUNTIME_DIR")
+        base = Path(runtime) if runtime else self.home_dir
+        return base / "tmp" / digest
+
+    def workspace_error(self) -> str:
+        """The model-facing message for a path outside every workspace directory."""
+        dirs = ", ".join(str(d) for d in self.workspace.directories)
+        return f"File path must be within one of the workspace directories: {dirs}"
+
+    def describe(self) -> dict[str, Any]:
+        """A JSON-friendly summary (for diagnostics)."""
+        return {
+            "targetDir": str(self.target_dir),
+            "workspaceDirectories": [str(d) for d in self.workspace.directories],
+            "approvalMode": self.approval_mode.value,
+            "sessionId": self.session_id,
+        }

@@ -1,0 +1,249 @@
+"""Tools whose params are a pydantic model, and the ``@tool`` decorator for plain functions.
+
+The JSON schema the model sees is generated from the model (titles removed); validation still
+runs the reference's schema pass first (same coercions, same error texts), then pydantic builds
+the typed params, so custom validators work too.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast, get_type_hints
+
+from .abort import AbortSignal
+from .confirmation import InfoConfirmationDetails, ToolCallConfirmationDetails
+from .declarative import BaseDeclarativeTool
+from .errors import ToolParamsError
+from .invocation import BaseToolInvocation, ToolInvocation, UpdateOutput
+from .kinds import Kind
+from .parts import Part
+from .results import ToolResult
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+ModelT = TypeVar("ModelT", bound="BaseModel")
+
+
+def _strip_titles(node: Any, *, in_properties: bool = False) -> Any:
+    """Drop pydantic's ``title`` annotations (but keep properties that are *named* title)."""
+    if isinstance(node, dict):
+        return {
+            key: _strip_titles(value, in_properties=(key in ("properties", "$defs") and not in_properties))
+            for key, value in node.items()
+            if in_properties or key != "title" or not isinstance(value, str)
+        }
+    if isinstance(node, list):
+        return [_strip_titles(item) for item in node]
+    return node
+
+
+def schema_from_model(model: type[BaseModel]) -> dict[str, Any]:
+    """The JSON schema of a pydantic model as a tool declares it."""
+    schema = _strip_titles(model.model_json_schema())
+    schema.setdefault("type", "object")
+    schema.setdefault("properties", {})
+    return cast(dict[str, Any], schema)
+
+
+def _pydantic_error_text(exc: Any) -> str:
+    errors = exc.errors()
+    if not errors:
+        return str(exc)
+    first = errors[0]
+    path = "".join(f"/{part}" for part in first.get("loc", ()))
+    message = str(first.get("msg", "is invalid"))
+    message = re.sub(r"^Value error, ", "", message)
+    return f"params{path} {message}"
+
+
+class ModelDeclarativeTool(BaseDeclarativeTool[ModelT], Generic[ModelT]):
+    """A tool whose params are declared (and typed) by a pydantic model."""
+
+    def __init__(
+        self,
+        name: str,
+        display_name: str,
+        description: str,
+        kind: Kind,
+        params_model: type[ModelT],
+        *,
+        is_output_markdown: bool = True,
+        can_update_output: bool = False,
+    ) -> None:
+        super().__init__(
+            name,
+            display_name,
+            description,
+            kind,
+            schema_from_model(params_model),
+            is_output_markdown=is_output_markdown,
+            can_update_output=can_update_output,
+        )
+        self.params_model = params_model
+
+    def parse_params(self, params: dict[str, Any]) -> ModelT:
+        """Build the model; a pydantic validation error becomes a model-facing message."""
+        from pydantic import ValidationError
+
+        try:
+            return self.params_model.model_validate(params)
+        except ValidationError as exc:
+            raise ToolParamsError(_pydantic_error_text(exc)) from None
+
+
+ToolFunctionResult = str | ToolResult | Part | list[str | Part] | None
+ToolFunction = Callable[..., ToolFunctionResult | Awaitable[ToolFunctionResult]]
+
+_INJECTED = {"signal", "update_output"}
+
+
+def _docstring_parts(doc: str | None) -> tuple[str, dict[str, str]]:
+    """Summary text and per-argument descriptions from a Google-style docstring."""
+    if not doc:
+        return "", {}
+    text = inspect.cleandoc(doc)
+    summary, _, rest = text.partition("\nArgs:\n")
+    args: dict[str, str] = {}
+    current: str | None = None
+    for line in rest.splitlines():
+        match = re.match(r"^\s{2,}(\w+)(?:\s*\([^)]*\))?:\s*(.*)$", line)
+        if match and (current is None or line.startswith("    ") and not line.startswith("      ")):
+            current = match.group(1)
+            args[current] = match.group(2).strip()
+        elif current and line.strip() and line.startswith("      "):
+            args[current] = f"{args[current]} {line.strip()}".strip()
+        elif line.strip() and not line.startswith(" "):
+            break
+    return summary.strip(), args
+
+
+def _model_for(fn: ToolFunction, name: str, arg_docs: dict[str, str]) -> type[BaseModel]:
+    from pydantic import ConfigDict, Field, create_model
+
+    hints = get_type_hints(fn)
+    fields: dict[str, Any] = {}
+    for param in inspect.signature(fn).parameters.values():
+        if param.name in _INJECTED or param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        annotation = hints.get(param.name, Any)
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        fields[param.name] = (annotation, Field(default, description=arg_docs.get(param.name)))
+    model_name = "".join(part.title() for part in name.split("_")) + "Params"
+    return cast(
+        "type[BaseModel]",
+        create_model(model_name, __config__=ConfigDict(extra="forbid"), **fields),
+    )
+
+
+class FunctionTool(ModelDeclarativeTool["BaseModel"]):
+    """A tool made from a Python function by :func:`tool`."""
+
+    def __init__(
+        self,
+        fn: ToolFunction,
+        *,
+        name: str | None = None,
+        display_name: str | None = None,
+        description: str | None = None,
+        kind: Kind = Kind.OTHER,
+        requires_confirmation: bool = False,
+    ) -> None:
+        tool_name = name or fn.__name__
+        summary, arg_docs = _docstring_parts(fn.__doc__)
+        model = _model_for(fn, tool_name, arg_docs)
+        super().__init__(
+            tool_name,
+            display_name or "".join(p.title() for p in tool_name.split("_")),
+            description or summary or tool_name,
+            kind,
+            model,
+        )
+        self.fn = fn
+        self.requires_confirmation = requires_confirmation
+        accepted = inspect.signature(fn).parameters
+        self._injected = {n for n in _INJECTED if n in accepted}
+
+    def create_invocation(self, params: BaseModel) -> ToolInvocation[BaseModel]:
+        """Wrap the validated params in a :class:`FunctionToolInvocation`."""
+        return FunctionToolInvocation(self, params)
+
+
+class FunctionToolInvocation(BaseToolInvocation["BaseModel"]):
+    """One call of a :class:`FunctionTool`."""
+
+    def __init__(self, tool: FunctionTool, params: BaseModel) -> None:
+        super().__init__(params)
+        self.tool = tool
+
+    def get_description(self) -> str:
+        """The call's arguments as compact JSON."""
+        return json.dumps(self.params.model_dump(mode="json"), ensure_ascii=False)
+
+    async def should_confirm_execute(
+        self, signal: AbortSignal
+    ) -> ToolCallConfirmationDetails | Literal[False]:
+        """An info confirmation when the tool was declared with ``requires_confirmation``."""
+        if not self.tool.requires_confirmation:
+            return False
+        return InfoConfirmationDetails(
+            title=f"Confirm {self.tool.display_name}", prompt=self.get_description()
+        )
+
+    async def execute(self, signal: AbortSignal, update_output: UpdateOutput | None = None) -> ToolResult:
+        """Call the function (sync functions run in a worker thread) and wrap its return value."""
+        kwargs: dict[str, Any] = {k: getattr(self.params, k) for k in type(self.params).model_fields}
+        if "signal" in self.tool._injected:
+            kwargs["signal"] = signal
+        if "update_output" in self.tool._injected:
+            kwargs["update_output"] = update_output
+        if inspect.iscoroutinefunction(self.tool.fn):
+            value = await self.tool.fn(**kwargs)
+        else:
+            import anyio.to_thread
+
+            value = await anyio.to_thread.run_sync(lambda: self.tool.fn(**kwargs))
+            if inspect.isawaitable(value):
+                value = await value
+        return _as_result(cast(ToolFunctionResult, value))
+
+
+def _as_result(value: ToolFunctionResult) -> ToolResult:
+    if isinstance(value, ToolResult):
+        return value
+    if value is None:
+        return ToolResult(llm_content="")
+    if isinstance(value, str):
+        return ToolResult(llm_content=value, return_display=value)
+    return ToolResult(llm_content=value)
+
+
+def tool(
+    fn: ToolFunction | None = None,
+    *,
+    name: str | None = None,
+    display_name: str | None = None,
+    description: str | None = None,
+    kind: Kind = Kind.OTHER,
+    requires_confirmation: bool = False,
+) -> Any:
+    """Make a tool from a function: params from its signature, descriptions from its docstring.
+
+    The function may be sync or async and may accept ``signal`` and ``update_output``. It returns
+    a string, parts, or a full :class:`ToolResult`. Usable bare (``@tool``) or with options.
+    """
+
+    def wrap(function: ToolFunction) -> FunctionTool:
+        return FunctionTool(
+            function,
+            name=name,
+            display_name=display_name,
+            description=description,
+            kind=kind,
+            requires_confirmation=requires_confirmation,
+        )
+
+    return wrap(fn) if fn is not None else wrap

@@ -1,0 +1,117 @@
+"""``ToolRegistry``: the tools a session offers, looked up by name and declared to the model."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, Literal
+
+from .._contract.declarative import BaseDeclarativeTool, FunctionDeclaration
+from .names import canonical_tool_name, tool_not_found_message
+
+if TYPE_CHECKING:
+    from .._contract.kinds import Kind
+
+logger = logging.getLogger("qwen_tools.registry")
+
+AnyTool = BaseDeclarativeTool[Any]
+ExportFormat = Literal["openai", "openai-strict", "anthropic", "gemini", "mcp"]
+
+
+class ToolRegistrationError(ValueError):
+    """Raised when a tool cannot be registered (e.g. its name is already taken)."""
+
+
+class ToolRegistry:
+    """Holds the registered tools, keyed by their model-facing name.
+
+    Unlike Qwen Code 0.24.4, which silently overwrites, registering a second non-MCP tool
+    under a taken name raises :class:`ToolRegistrationError`. Tools of an MCP server
+    (``server_name`` set) replace their own earlier registration, so a server can be
+    rediscovered.
+    """
+
+    def __init__(self, tools: Iterable[AnyTool] = ()) -> None:
+        self._tools: dict[str, AnyTool] = {}
+        for tool in tools:
+            self.register_tool(tool)
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self.get_tool(name) is not None
+
+    def __iter__(self) -> Any:
+        return iter(self.get_all_tools())
+
+    # -- registration -------------------------------------------------------------------
+
+    def register_tool(self, tool: AnyTool) -> None:
+        """Add ``tool``; raises :class:`ToolRegistrationError` on a name clash."""
+        existing = self._tools.get(tool.name)
+        if existing is not None and existing is not tool:
+            same_server = tool.server_name is not None and existing.server_name == tool.server_name
+            if not same_server:
+                raise ToolRegistrationError(
+                    f'Tool with name "{tool.name}" is already registered '
+                    f"(by {type(existing).__name__}); tool names must be unique."
+                )
+            logger.debug("Re-registering MCP tool %s", tool.name)
+        self._tools[tool.name] = tool
+
+    def unregister_tool(self, name: str) -> AnyTool | None:
+        """Remove and return the tool called ``name`` (``None`` if absent)."""
+        return self._tools.pop(name, None)
+
+    def remove_tools_by_server(self, server_name: str) -> list[AnyTool]:
+        """Remove every tool of one MCP server; returns what was removed."""
+        removed = [t for t in self._tools.values() if t.server_name == server_name]
+        for tool in removed:
+            del self._tools[tool.name]
+        return removed
+
+    # -- look-up ------------------------------------------------------------------------
+
+    def get_tool(self, name: str) -> AnyTool | None:
+        """The tool called ``name`` (legacy names such as ``replace`` are accepted)."""
+        return self._tools.get(name) or self._tools.get(canonical_tool_name(name))
+
+    def get_all_tool_names(self) -> list[str]:
+        """Names in registration order."""
+        return list(self._tools)
+
+    def get_all_tools(self) -> list[AnyTool]:
+        """Tools sorted by display name, as the reference lists them."""
+        return sorted(self._tools.values(), key=lambda t: t.display_name)
+
+    def get_tools_by_server(self, server_name: str) -> list[AnyTool]:
+        """Tools of one MCP server, sorted by name."""
+        return sorted(
+            (t for t in self._tools.values() if t.server_name == server_name), key=lambda t: t.name
+        )
+
+    def unknown_tool_message(self, name: str) -> str:
+        """The reference's not-found message, with "Did you mean" suggestions."""
+        return tool_not_found_message(name, self._tools)
+
+    # -- declarations ---------------------------------------------------------------------
+
+    def get_function_declarations(self) -> list[FunctionDeclaration]:
+        """Declarations of every tool, sorted by name so the order never depends on registration."""
+        return [t.schema for t in sorted(self._tools.values(), key=lambda t: (t.name, t.display_name))]
+
+    def get_function_declarations_filtered(self, names: Iterable[str]) -> list[FunctionDeclaration]:
+        """Declarations of the named tools that exist, in the given order."""
+        found = (self.get_tool(n) for n in names)
+        return [t.schema for t in found if t is not None]
+
+    def kinds(self) -> dict[str, Kind]:
+        """Each tool's kind, by name."""
+        return {name: tool.kind for name, tool in self._tools.items()}
+
+    def export(self, fmt: ExportFormat) -> list[dict[str, Any]]:
+        """The declarations in a provider's tool format (see :mod:`qwen_tools._registry.exporters`)."""
+        from .exporters import export_declarations
+
+        return export_declarations(self.get_function_declarations(), fmt, kinds=self.kinds())
