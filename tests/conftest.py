@@ -1,16 +1,18 @@
-"""Shared test configuration: run async tests with anyio on asyncio."""
+"""Shared test configuration: every ``async def`` test runs under anyio on asyncio."""
 
 from __future__ import annotations
 
 import inspect
+from typing import Any
 
 import pytest
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        if isinstance(item, pytest.Function) and inspect.iscoroutinefunction(item.obj):
-            item.add_marker(pytest.mark.anyio)
+@pytest.hookimpl(tryfirst=True)
+def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: Any) -> None:
+    """Mark coroutine tests for anyio before its plugin looks at them."""
+    if inspect.iscoroutinefunction(obj) and name.startswith("test"):
+        pytest.mark.anyio(obj)
 
 
 @pytest.fixture

@@ -21,7 +21,9 @@ PNG = InlineDataPart("image/png", "iVBORw0KGgo=")
 
 def test_string_becomes_output() -> None:
     r = convert_to_function_response("read_file", "c1", "hello")
-    assert r.to_dict() == {"functionResponse": {"id": "c1", "name": "read_file", "response": {"output": "hello"}}}
+    assert r.to_dict() == {
+        "functionResponse": {"id": "c1", "name": "read_file", "response": {"output": "hello"}}
+    }
 
 
 def test_single_element_list_is_unwrapped() -> None:
@@ -66,7 +68,9 @@ def test_errors_send_the_message_not_llm_content() -> None:
 
 
 def test_failed_result_keeps_its_images() -> None:
-    result = ToolResult(llm_content=["boom", PNG], error=ToolError("bad", ToolErrorType.MCP_TOOL_ERROR))
+    result = ToolResult(
+        llm_content=["boom", PNG], error=ToolError("bad", ToolErrorType.MCP_TOOL_ERROR)
+    )
     r = function_response_for_result("t", "c", result)
     assert r.response == {"error": "bad"} and r.parts == (PNG,)
 
@@ -84,5 +88,10 @@ def test_response_text_falls_back_to_json() -> None:
 
 
 def test_parts_round_trip_through_json() -> None:
-    for part in (TextPart("x"), PNG, FileDataPart("a/b", "u", "n"), FunctionResponse("t", {"output": "o"}, "i", (PNG,))):
+    for part in (
+        TextPart("x"),
+        PNG,
+        FileDataPart("a/b", "u", "n"),
+        FunctionResponse("t", {"output": "o"}, "i", (PNG,)),
+    ):
         assert part_from_dict(part.to_dict()) == part

@@ -45,7 +45,11 @@ LS = {
         (LS, {"path": "/x", "ignore": [[1]]}, "params/ignore/0 must be string"),
         (LS, {"path": "/x", "options": {"flag": "maybe"}}, "params/options/flag must be boolean"),
         (
-            {"type": "object", "properties": {"x": {"type": "string"}}, "additionalProperties": False},
+            {
+                "type": "object",
+                "properties": {"x": {"type": "string"}},
+                "additionalProperties": False,
+            },
             {"y": 1},
             "params must NOT have additional properties",
         ),
@@ -70,7 +74,10 @@ LS = {
             'params/x must match pattern "^a+$"',
         ),
         (
-            {"type": "object", "properties": {"x": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}},
+            {
+                "type": "object",
+                "properties": {"x": {"anyOf": [{"type": "string"}, {"type": "integer"}]}},
+            },
             {"x": [1]},
             "params/x must be string, params/x must be integer, params/x must match a schema in anyOf",
         ),
@@ -95,14 +102,20 @@ def test_first_property_in_schema_order_wins() -> None:
     schema = {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}}
     # numbers become strings where a string is wanted (reference coercion), so this is valid:
     assert validate_params(schema, {"b": 1.5, "a": 2.5}) == ({"b": "1.5", "a": "2.5"}, None)
-    schema_objs = {"type": "object", "properties": {"a": {"type": "object"}, "b": {"type": "object"}}}
+    schema_objs = {
+        "type": "object",
+        "properties": {"a": {"type": "object"}, "b": {"type": "object"}},
+    }
     assert validate_params(schema_objs, {"b": 1, "a": 2})[1] == "params/a must be object"
 
 
 @pytest.mark.parametrize(
     ("params", "expected"),
     [
-        ({"file_path": "x", "offset": "0", "limit": "1"}, {"file_path": "x", "offset": 0, "limit": 1}),
+        (
+            {"file_path": "x", "offset": "0", "limit": "1"},
+            {"file_path": "x", "offset": 0, "limit": 1},
+        ),
         ({"file_path": "x", "offset": 2.0}, {"file_path": "x", "offset": 2}),
         ({"file_path": "x", "limit": " 7 "}, {"file_path": "x", "limit": 7}),
     ],

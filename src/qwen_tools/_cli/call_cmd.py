@@ -36,7 +36,10 @@ def completed_to_json(completed: CompletedToolCall) -> dict[str, Any]:
     error: dict[str, str] | None = None
     if completed.status != "success":
         message = completed.response.error or ""
-        error = {"message": message, "type": (completed.error_type.value if completed.error_type else "unknown")}
+        error = {
+            "message": message,
+            "type": (completed.error_type.value if completed.error_type else "unknown"),
+        }
     return {
         "tool": completed.tool.name if completed.tool else completed.request.name,
         "llmContent": content_to_json(result.llm_content) if result is not None else None,
@@ -131,7 +134,9 @@ def run_call(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         print(f"qwen-tools: {problem}", file=sys.stderr)
         return EXIT_USAGE
     request = ToolCallRequest(name=args.name, args=params, call_id="call_cli_1")
-    completed = asyncio.run(_run_one(session, request, _confirm_handler(interactive), live=not args.json))
+    completed = asyncio.run(
+        _run_one(session, request, _confirm_handler(interactive), live=not args.json)
+    )
     if args.json:
         print(json.dumps(completed_to_json(completed), ensure_ascii=False))
     else:
@@ -158,7 +163,9 @@ def _bad_line(number: int, message: str) -> dict[str, Any]:
     }
 
 
-def _run_batch(session: CliSession, args: argparse.Namespace, confirm: ConfirmationHandler | None) -> int:
+def _run_batch(
+    session: CliSession, args: argparse.Namespace, confirm: ConfirmationHandler | None
+) -> int:
     from .._execution.tool_call import ToolCallRequest
 
     try:

@@ -17,16 +17,34 @@ if TYPE_CHECKING:
     from .._execution.tool_call import ToolCallRequest
 
 
-def _choices(details: ToolCallConfirmationDetails) -> list[tuple[str, str, ToolConfirmationOutcome]]:
+def _choices(
+    details: ToolCallConfirmationDetails,
+) -> list[tuple[str, str, ToolConfirmationOutcome]]:
     always: list[tuple[str, str, ToolConfirmationOutcome]]
     if details.type == "edit":
-        always = [("2", "Yes, allow always (auto-accept edits)", ToolConfirmationOutcome.PROCEED_ALWAYS)]
+        always = [
+            ("2", "Yes, allow always (auto-accept edits)", ToolConfirmationOutcome.PROCEED_ALWAYS)
+        ]
     elif details.type == "exec":
-        always = [("2", f"Yes, always allow {details.root_command}", ToolConfirmationOutcome.PROCEED_ALWAYS)]
+        always = [
+            (
+                "2",
+                f"Yes, always allow {details.root_command}",
+                ToolConfirmationOutcome.PROCEED_ALWAYS,
+            )
+        ]
     elif details.type == "mcp":
         always = [
-            ("2", f"Yes, always allow {details.tool_name} from {details.server_name}", ToolConfirmationOutcome.PROCEED_ALWAYS_TOOL),
-            ("3", f"Yes, always allow every tool of {details.server_name}", ToolConfirmationOutcome.PROCEED_ALWAYS_SERVER),
+            (
+                "2",
+                f"Yes, always allow {details.tool_name} from {details.server_name}",
+                ToolConfirmationOutcome.PROCEED_ALWAYS_TOOL,
+            ),
+            (
+                "3",
+                f"Yes, always allow every tool of {details.server_name}",
+                ToolConfirmationOutcome.PROCEED_ALWAYS_SERVER,
+            ),
         ]
     elif details.type == "plan":
         always = []
@@ -72,7 +90,12 @@ async def _read_line(prompt: str) -> str | None:
             line: str | None = input(prompt)
         except (EOFError, OSError):
             line = None
-        loop.call_soon_threadsafe(lambda: future.done() or future.set_result(line))
+
+        def deliver() -> None:
+            if not future.done():
+                future.set_result(line)
+
+        loop.call_soon_threadsafe(deliver)
 
     threading.Thread(target=worker, daemon=True).start()
     return await future

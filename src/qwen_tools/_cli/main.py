@@ -27,7 +27,9 @@ EXPORT_FORMATS = ("openai", "openai-strict", "anthropic", "gemini", "mcp")
 
 
 def _add_workspace_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--cwd", metavar="DIR", help="project directory (default: the current directory)")
+    parser.add_argument(
+        "--cwd", metavar="DIR", help="project directory (default: the current directory)"
+    )
     parser.add_argument(
         "--include-directories",
         metavar="DIRS",
@@ -55,7 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_workspace_options(tools)
 
     schema = sub.add_parser("schema", help="print the tool declarations as JSON")
-    schema.add_argument("--format", choices=EXPORT_FORMATS, default="openai", help="target format (default: openai)")
+    schema.add_argument(
+        "--format", choices=EXPORT_FORMATS, default="openai", help="target format (default: openai)"
+    )
     _add_workspace_options(schema)
 
     call = sub.add_parser(
@@ -67,10 +71,20 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     call.add_argument("name", nargs="?", help="tool name")
-    call.add_argument("args", nargs="?", help="JSON object of params, or '-' for stdin (default: {})")
-    call.add_argument("--batch", metavar="FILE", help="JSON lines {'name', 'args'} from FILE or '-', run in one session")
+    call.add_argument(
+        "args", nargs="?", help="JSON object of params, or '-' for stdin (default: {})"
+    )
+    call.add_argument(
+        "--batch",
+        metavar="FILE",
+        help="JSON lines {'name', 'args'} from FILE or '-', run in one session",
+    )
     call.add_argument("--json", action="store_true", help="print one JSON object per call")
-    call.add_argument("--approval-mode", choices=APPROVAL_MODES, help="approval mode (default: from settings, else 'default')")
+    call.add_argument(
+        "--approval-mode",
+        choices=APPROVAL_MODES,
+        help="approval mode (default: from settings, else 'default')",
+    )
     _add_workspace_options(call)
     return parser
 

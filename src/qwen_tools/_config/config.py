@@ -49,7 +49,8 @@ class Config:
         self.home_dir = Path(home_dir) if home_dir is not None else qwen_home()
         extra = [*self.settings.include_directories, *include_directories]
         resolved_extra = [
-            Path(os.path.expanduser(os.fspath(d))) if os.path.isabs(os.path.expanduser(os.fspath(d)))
+            Path(os.path.expanduser(os.fspath(d)))
+            if os.path.isabs(os.path.expanduser(os.fspath(d)))
             else self.target_dir / os.fspath(d)
             for d in extra
         ]

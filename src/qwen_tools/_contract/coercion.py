@@ -66,7 +66,9 @@ def accepted_types(schema: dict[str, Any], root: dict[str, Any], depth: int = 0)
     return frozenset(types)
 
 
-def _property_schema(schema: dict[str, Any], key: str, root: dict[str, Any]) -> dict[str, Any] | None:
+def _property_schema(
+    schema: dict[str, Any], key: str, root: dict[str, Any]
+) -> dict[str, Any] | None:
     props = schema.get("properties")
     if isinstance(props, dict) and key in props:
         return _resolve(props[key], root)
@@ -108,7 +110,9 @@ def _is_accepted(kind: str, accepted: frozenset[str]) -> bool:
     return kind in accepted or (kind == "integer" and "number" in accepted)
 
 
-def _walk(data: Any, schema: dict[str, Any], root: dict[str, Any], fix: Fixer, depth: int = 0) -> None:
+def _walk(
+    data: Any, schema: dict[str, Any], root: dict[str, Any], fix: Fixer, depth: int = 0
+) -> None:
     if depth > _MAX_DEPTH:
         return
     if isinstance(data, dict):
@@ -134,18 +138,18 @@ def _walk(data: Any, schema: dict[str, Any], root: dict[str, Any], fix: Fixer, d
 
 
 def _fix_boolean(value: Any, accepted: frozenset[str]) -> Any:
-    if isinstance(value, str) and value.lower() in ("true", "false"):
-        if "boolean" in accepted and "string" not in accepted:
-            return value.lower() == "true"
+    wants_boolean = "boolean" in accepted and "string" not in accepted
+    if wants_boolean and isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
     return _MISSING
 
 
 def _fix_string(value: Any, accepted: frozenset[str]) -> Any:
-    if isinstance(value, bool | int | float) and "string" in accepted:
-        if not _is_accepted(_type_of(value), accepted):
-            if isinstance(value, bool):
-                return "true" if value else "false"
-            return _js_number(value)
+    scalar = isinstance(value, bool | int | float)
+    if scalar and "string" in accepted and not _is_accepted(_type_of(value), accepted):
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        return _js_number(value)
     return _MISSING
 
 
@@ -153,7 +157,9 @@ def _fix_json(value: Any, accepted: frozenset[str]) -> Any:
     if not isinstance(value, str) or not accepted or "string" in accepted:
         return _MISSING
     text = value.strip()
-    if (text.startswith("[") and text.endswith("]")) or (text.startswith("{") and text.endswith("}")):
+    if (text.startswith("[") and text.endswith("]")) or (
+        text.startswith("{") and text.endswith("}")
+    ):
         try:
             parsed = json.loads(text)
         except ValueError:
@@ -180,7 +186,12 @@ def _fix_numeric(value: Any, accepted: frozenset[str]) -> Any:
 
 def _normalise_integers(value: Any, accepted: frozenset[str]) -> Any:
     """Integral floats (``2.0``) where only integers are accepted become ``int``."""
-    if isinstance(value, float) and value.is_integer() and "integer" in accepted and "number" not in accepted:
+    if (
+        isinstance(value, float)
+        and value.is_integer()
+        and "integer" in accepted
+        and "number" not in accepted
+    ):
         return int(value)
     return _MISSING
 

@@ -21,7 +21,10 @@ class ToolConfirmationOutcome(StrEnum):
     @property
     def proceeds(self) -> bool:
         """Whether the call goes ahead."""
-        return self not in (ToolConfirmationOutcome.CANCEL, ToolConfirmationOutcome.MODIFY_WITH_EDITOR)
+        return self not in (
+            ToolConfirmationOutcome.CANCEL,
+            ToolConfirmationOutcome.MODIFY_WITH_EDITOR,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,11 +35,15 @@ class ToolConfirmationPayload:
     cancel_message: str | None = None
 
 
-OnConfirm: TypeAlias = Callable[[ToolConfirmationOutcome, ToolConfirmationPayload | None], Awaitable[None]]
+OnConfirm: TypeAlias = Callable[
+    [ToolConfirmationOutcome, ToolConfirmationPayload | None], Awaitable[None]
+]
 """Hook a tool may attach to run its own side effect of an answer."""
 
 
-async def _no_op(_outcome: ToolConfirmationOutcome, _payload: ToolConfirmationPayload | None) -> None:
+async def _no_op(
+    _outcome: ToolConfirmationOutcome, _payload: ToolConfirmationPayload | None
+) -> None:
     return None
 
 
@@ -130,7 +137,12 @@ class InfoConfirmationDetails:
 
     def to_dict(self) -> dict[str, Any]:
         """Serialise with camelCase keys (no callback)."""
-        return {"type": self.type, "title": self.title, "prompt": self.prompt, "urls": list(self.urls)}
+        return {
+            "type": self.type,
+            "title": self.title,
+            "prompt": self.prompt,
+            "urls": list(self.urls),
+        }
 
 
 @dataclass(slots=True, kw_only=True)

@@ -150,4 +150,3 @@ class BaseDeclarativeTool(ABC, Generic[ParamsT]):
                 return_display=message,
                 error=ToolError(message, ToolErrorType.EXECUTION_FAILED),
             )
-

@@ -81,7 +81,9 @@ def error_response(
 
 def cancelled_response(tool_name: str, call_id: str | None, reason: str) -> FunctionResponse:
     """A cancelled call, as the model is told about it."""
-    return FunctionResponse(tool_name, {"error": f"[Operation Cancelled] Reason: {reason}"}, id=call_id)
+    return FunctionResponse(
+        tool_name, {"error": f"[Operation Cancelled] Reason: {reason}"}, id=call_id
+    )
 
 
 def function_response_for_result(

@@ -46,7 +46,9 @@ class ToolInvocation(ABC, Generic[ParamsT]):
         return False
 
     @abstractmethod
-    async def execute(self, signal: AbortSignal, update_output: UpdateOutput | None = None) -> ToolResult:
+    async def execute(
+        self, signal: AbortSignal, update_output: UpdateOutput | None = None
+    ) -> ToolResult:
         """Run the call; honour ``signal`` and stream through ``update_output`` if given."""
 
 

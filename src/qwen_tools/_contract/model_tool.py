@@ -32,7 +32,9 @@ def _strip_titles(node: Any, *, in_properties: bool = False) -> Any:
     """Drop pydantic's ``title`` annotations (but keep properties that are *named* title)."""
     if isinstance(node, dict):
         return {
-            key: _strip_titles(value, in_properties=(key in ("properties", "$defs") and not in_properties))
+            key: _strip_titles(
+                value, in_properties=(key in ("properties", "$defs") and not in_properties)
+            )
             for key, value in node.items()
             if in_properties or key != "title" or not isinstance(value, str)
         }
@@ -111,7 +113,9 @@ def _docstring_parts(doc: str | None) -> tuple[str, dict[str, str]]:
     current: str | None = None
     for line in rest.splitlines():
         match = re.match(r"^\s{2,}(\w+)(?:\s*\([^)]*\))?:\s*(.*)$", line)
-        if match and (current is None or line.startswith("    ") and not line.startswith("      ")):
+        if match and (
+            current is None or (line.startswith("    ") and not line.startswith("      "))
+        ):
             current = match.group(1)
             args[current] = match.group(2).strip()
         elif current and line.strip() and line.startswith("      "):
@@ -193,9 +197,13 @@ class FunctionToolInvocation(BaseToolInvocation["BaseModel"]):
             title=f"Confirm {self.tool.display_name}", prompt=self.get_description()
         )
 
-    async def execute(self, signal: AbortSignal, update_output: UpdateOutput | None = None) -> ToolResult:
+    async def execute(
+        self, signal: AbortSignal, update_output: UpdateOutput | None = None
+    ) -> ToolResult:
         """Call the function (sync functions run in a worker thread) and wrap its return value."""
-        kwargs: dict[str, Any] = {k: getattr(self.params, k) for k in type(self.params).model_fields}
+        kwargs: dict[str, Any] = {
+            k: getattr(self.params, k) for k in type(self.params).model_fields
+        }
         if "signal" in self.tool._injected:
             kwargs["signal"] = signal
         if "update_output" in self.tool._injected:

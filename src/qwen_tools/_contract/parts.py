@@ -161,7 +161,9 @@ def part_from_dict(data: Mapping[str, Any]) -> Part:
         )
     if "functionCall" in data:
         body = data["functionCall"]
-        return FunctionCall(name=str(body["name"]), args=dict(body.get("args") or {}), id=body.get("id"))
+        return FunctionCall(
+            name=str(body["name"]), args=dict(body.get("args") or {}), id=body.get("id")
+        )
     if "functionResponse" in data:
         body = data["functionResponse"]
         media = tuple(

@@ -28,7 +28,15 @@ _DRAFT_2020 = "https://json-schema.org/draft/2020-12/schema"
 _UNTYPED = ["$ref", "const", "enum", "not", "anyOf", "oneOf", "allOf", "if", "then", "else"]
 _NUMBER = ["maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum", "multipleOf"]
 _STRING = ["maxLength", "minLength", "pattern", "format"]
-_ARRAY = ["maxItems", "minItems", "uniqueItems", "additionalItems", "prefixItems", "items", "contains"]
+_ARRAY = [
+    "maxItems",
+    "minItems",
+    "uniqueItems",
+    "additionalItems",
+    "prefixItems",
+    "items",
+    "contains",
+]
 _OBJECT = [
     "maxProperties",
     "minProperties",
@@ -40,8 +48,16 @@ _OBJECT = [
     "properties",
     "patternProperties",
 ]
-_GROUP_OF_TYPE = {"number": _NUMBER, "integer": _NUMBER, "string": _STRING, "array": _ARRAY, "object": _OBJECT}
-_KEYWORD_ORDER = {kw: i for i, kw in enumerate(_UNTYPED + _NUMBER + _STRING + _ARRAY + _OBJECT, start=1)}
+_GROUP_OF_TYPE = {
+    "number": _NUMBER,
+    "integer": _NUMBER,
+    "string": _STRING,
+    "array": _ARRAY,
+    "object": _OBJECT,
+}
+_KEYWORD_ORDER = {
+    kw: i for i, kw in enumerate(_UNTYPED + _NUMBER + _STRING + _ARRAY + _OBJECT, start=1)
+}
 
 _validator_cache: dict[str, Validator | None] = {}
 
@@ -61,7 +77,9 @@ def _compile(schema: Mapping[str, Any]) -> Validator | None:
         cls.check_schema(schema)
         validator = cls(schema, format_checker=FormatChecker())
     except SchemaError as exc:
-        logger.warning("Skipping parameter validation: the schema does not compile: %s", exc.message)
+        logger.warning(
+            "Skipping parameter validation: the schema does not compile: %s", exc.message
+        )
         validator = None
     if len(_validator_cache) > 512:
         _validator_cache.clear()
@@ -112,7 +130,9 @@ def _resolve_local(ref: str, root: Mapping[str, Any]) -> Any:
     return target
 
 
-def _order_key(error: ValidationError, root: Mapping[str, Any], base: Any, skip: int = 0) -> tuple[float, ...]:
+def _order_key(
+    error: ValidationError, root: Mapping[str, Any], base: Any, skip: int = 0
+) -> tuple[float, ...]:
     """Where ``error`` sits in AJV's evaluation order, as a sortable tuple."""
     key: list[float] = []
     schema: Any = base
@@ -173,7 +193,12 @@ def _message(error: ValidationError) -> str:
         return f"must have required property '{missing}'"
     if kw in ("additionalProperties", "unevaluatedProperties"):
         return "must NOT have additional properties"
-    simple_limits = {"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">", "exclusiveMaximum": "<"}
+    simple_limits = {
+        "minimum": ">=",
+        "maximum": "<=",
+        "exclusiveMinimum": ">",
+        "exclusiveMaximum": "<",
+    }
     if kw in simple_limits:
         return f"must be {simple_limits[kw]} {_js(value)}"
     counted = {
@@ -241,7 +266,9 @@ def schema_error(schema: Mapping[str, Any], data: Any, data_var: str = "params")
     return _render(first, schema, data_var)
 
 
-def validate_params(schema: Mapping[str, Any] | None, params: Any) -> tuple[dict[str, Any], str | None]:
+def validate_params(
+    schema: Mapping[str, Any] | None, params: Any
+) -> tuple[dict[str, Any], str | None]:
     """Validate tool params the way the reference does.
 
     Returns ``(params, error)``: a deep copy of the params with coercions applied (``"5"`` →

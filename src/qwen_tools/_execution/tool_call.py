@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from .._config.tool_settings import ApprovalMode
 from .._contract.abort import AbortSignal
 from .._contract.confirmation import (
     ToolCallConfirmationDetails,
@@ -29,7 +30,6 @@ from .._contract.function_response import (
 from .._contract.invocation import ToolInvocation, UpdateOutput
 from .._contract.parts import FunctionResponse
 from .._contract.results import ToolResult
-from .._config.tool_settings import ApprovalMode
 from . import messages
 
 if TYPE_CHECKING:
@@ -117,7 +117,9 @@ def _cancelled(
     )
 
 
-def is_preapproved(config: Config, tool: BaseDeclarativeTool[Any], details: ToolCallConfirmationDetails) -> bool:
+def is_preapproved(
+    config: Config, tool: BaseDeclarativeTool[Any], details: ToolCallConfirmationDetails
+) -> bool:
     """Whether settings (``tools.allowed``) or an earlier "always allow" cover this call."""
     session = config.session
     if tool.name in session.always_allowed_tools or tool.name in config.settings.allowed:
@@ -143,7 +145,10 @@ def remember_always_allow(
         session.always_allowed_shell_roots.update(details.root_commands)
     elif details.type == "mcp" and outcome is ToolConfirmationOutcome.PROCEED_ALWAYS_SERVER:
         session.always_allowed_mcp_servers.add(details.server_name)
-    elif outcome in (ToolConfirmationOutcome.PROCEED_ALWAYS, ToolConfirmationOutcome.PROCEED_ALWAYS_TOOL):
+    elif outcome in (
+        ToolConfirmationOutcome.PROCEED_ALWAYS,
+        ToolConfirmationOutcome.PROCEED_ALWAYS_TOOL,
+    ):
         session.always_allowed_tools.add(tool.name)
 
 
@@ -180,7 +185,9 @@ async def _run(
         return _cancelled(request, messages.CANCELLED_BEFORE_EXECUTION)
     tool = registry.get_tool(request.name)
     if tool is None:
-        return _failed(request, registry.unknown_tool_message(request.name), ToolErrorType.TOOL_NOT_REGISTERED)
+        return _failed(
+            request, registry.unknown_tool_message(request.name), ToolErrorType.TOOL_NOT_REGISTERED
+        )
     try:
         invocation = tool.build(request.args)
     except ToolParamsError as exc:
@@ -224,7 +231,12 @@ async def _decide(
     if mode is ApprovalMode.AUTO_EDIT and details.type in ("edit", "info"):
         return ToolConfirmationOutcome.PROCEED_ONCE
     if confirm is None:
-        return _failed(request, messages.non_interactive_denied(tool.name), ToolErrorType.EXECUTION_DENIED, tool=tool)
+        return _failed(
+            request,
+            messages.non_interactive_denied(tool.name),
+            ToolErrorType.EXECUTION_DENIED,
+            tool=tool,
+        )
     outcome, payload = await confirm(request, details)
     if signal.aborted:
         return _cancelled(request, messages.CANCELLED_DURING_APPROVAL, tool=tool, outcome=outcome)
@@ -263,12 +275,23 @@ async def _execute(
     except Exception as exc:
         if signal.aborted:
             return _cancelled(request, messages.CANCELLED_DURING_EXECUTION, tool=tool)
-        return _failed(request, str(exc) or type(exc).__name__, ToolErrorType.UNHANDLED_EXCEPTION, tool=tool)
+        return _failed(
+            request, str(exc) or type(exc).__name__, ToolErrorType.UNHANDLED_EXCEPTION, tool=tool
+        )
     if signal.aborted:
-        return _cancelled(request, messages.CANCELLED_AFTER_COMPLETION, tool=tool, display=result.return_display)
+        return _cancelled(
+            request, messages.CANCELLED_AFTER_COMPLETION, tool=tool, display=result.return_display
+        )
     if result.error is not None:
         error: ToolError = result.error
-        return _failed(request, error.message, error.type, tool=tool, display=result.return_display, result=result)
+        return _failed(
+            request,
+            error.message,
+            error.type,
+            tool=tool,
+            display=result.return_display,
+            result=result,
+        )
     return CompletedToolCall(
         request=request,
         status="success",

@@ -99,7 +99,9 @@ class ToolRegistry:
 
     def get_function_declarations(self) -> list[FunctionDeclaration]:
         """Declarations of every tool, sorted by name so the order never depends on registration."""
-        return [t.schema for t in sorted(self._tools.values(), key=lambda t: (t.name, t.display_name))]
+        return [
+            t.schema for t in sorted(self._tools.values(), key=lambda t: (t.name, t.display_name))
+        ]
 
     def get_function_declarations_filtered(self, names: Iterable[str]) -> list[FunctionDeclaration]:
         """Declarations of the named tools that exist, in the given order."""

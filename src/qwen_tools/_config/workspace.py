@@ -1,0 +1,182 @@
+"""The workspace boundary: which directories the tools may treat as "inside the project".
+
+:class:`WorkspaceContext` holds the target directory plus any additional directories, each
+stored realpath-resolved. :meth:`WorkspaceContext.is_path_within_workspace` answers whether a
+path, after resolving every symlink, lies in one of them. The answer is decided by where the
+path really points, so a symlink inside the workspace that points outside is *outside*, and a
+symlink outside that points inside is *inside*.
+
+Paths that do not exist yet (a file about to be written) are resolved through their nearest
+existing ancestor with the missing tail re-appended. A dangling symlink is followed to where
+it points (the place a write through it would land), never taken as a plain missing name.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+__all__ = ["WorkspaceContext"]
+
+_log = logging.getLogger(__name__)
+
+_CACHE_MAX = 1024
+
+
+def _expand_home(raw: str) -> str:
+    """Expand ``~`` and ``~/...`` (only those two forms) with the user's home directory."""
+    if raw == "~" or raw.startswith("~/"):
+        return os.path.expanduser(raw)
+    return raw
+
+
+def _within(resolved: str, root: str) -> bool:
+    """Component-wise containment of two normalised absolute paths (``root`` included)."""
+    if resolved == root:
+        return True
+    prefix = root if root.endswith(os.sep) else root + os.sep
+    return resolved.startswith(prefix)
+
+
+class WorkspaceContext:
+    """The set of directories that make up the workspace (target directory first).
+
+    Every directory is stored realpath-resolved and appears once. Containment checks are
+    component-wise (``/ws-evil`` is not inside ``/ws``) and follow symlinks.
+
+    Results of :meth:`is_path_within_workspace` for paths that exist are cached (1,024
+    entries, FIFO eviction); the cache is dropped whenever the directory set changes and can
+    be dropped by hand with :meth:`clear_cache`. Answers for paths that do not exist yet are
+    never cached, because creating them (for example as a symlink) can change the answer.
+    """
+
+    def __init__(
+        self,
+        target_dir: str | os.PathLike[str],
+        additional_dirs: Iterable[str | os.PathLike[str]] = (),
+    ) -> None:
+        """Create the context.
+
+        ``target_dir`` must be an existing directory (``ValueError`` otherwise); relative
+        paths resolve against the current directory. Each of ``additional_dirs`` that is not
+        an existing directory is skipped with a logged warning; relative ones resolve against
+        the target directory.
+        """
+        raw_target = _expand_home(os.fspath(target_dir))
+        self._target = self._validate_dir(os.path.join(os.getcwd(), raw_target))
+        self._dirs: list[str] = [self._target]
+        self._cache: dict[str, bool] = {}
+        for extra in additional_dirs:
+            try:
+                self.add_directory(extra)
+            except ValueError as exc:
+                _log.warning("Skipping workspace directory %r: %s", os.fspath(extra), exc)
+
+    # -- directories --------------------------------------------------------------------
+
+    @staticmethod
+    def _validate_dir(absolute: str) -> str:
+        """Realpath ``absolute`` and check it is an existing directory."""
+        if "\0" in absolute:
+            raise ValueError("Directory path contains a NUL byte")
+        try:
+            resolved = os.path.realpath(absolute, strict=True)
+        except OSError as exc:
+            raise ValueError(f"Directory does not exist: {absolute} ({exc})") from exc
+        if not os.path.isdir(resolved):
+            raise ValueError(f"Path is not a directory: {absolute}")
+        return resolved
+
+    @property
+    def target_dir(self) -> Path:
+        """The primary (target) directory, realpath-resolved."""
+        return Path(self._target)
+
+    @property
+    def directories(self) -> tuple[Path, ...]:
+        """All workspace directories, realpath-resolved, target directory first."""
+        return tuple(Path(d) for d in self._dirs)
+
+    def add_directory(self, path: str | os.PathLike[str]) -> None:
+        """Add a directory (``~`` expanded, relative to the target directory).
+
+        Raises ``ValueError`` when it does not exist or is not a directory. Adding a
+        directory that is already present is a no-op.
+        """
+        raw = _expand_home(os.fspath(path))
+        resolved = self._validate_dir(os.path.join(self._target, raw))
+        if resolved not in self._dirs:
+            self._dirs.append(resolved)
+            self._cache.clear()
+
+    def clear_cache(self) -> None:
+        """Forget every cached containment answer (e.g. after symlinks were re-pointed)."""
+        self._cache.clear()
+
+    # -- resolution ---------------------------------------------------------------------
+
+    def _absolute(self, path: str | os.PathLike[str]) -> str:
+        raw = os.fspath(path)
+        if "\0" in raw:
+            raise ValueError("Path contains a NUL byte")
+        return os.path.join(self._target, _expand_home(raw))
+
+    def _resolve_str(self, absolute: str) -> tuple[str, bool]:
+        """Resolve ``absolute``; the flag tells whether the path itself exists."""
+        try:
+            return os.path.realpath(absolute, strict=True), True
+        except (FileNotFoundError, NotADirectoryError):
+            pass
+        # Something along the way is missing. Non-strict realpath resolves every existing
+        # component (following symlinks, dangling ones included, so the result is where a
+        # write would land), handles ``..`` after resolving what precedes it, and re-appends
+        # the components that do not exist.
+        return os.path.realpath(absolute, strict=False), False
+
+    def resolve(self, path: str | os.PathLike[str]) -> Path:
+        """Resolve ``path`` to the absolute location it really refers to.
+
+        ``~`` and ``~/...`` are expanded; relative paths resolve against the target directory.
+        Existing paths are realpath-resolved. For a missing path, the nearest existing
+        ancestor is realpath-resolved and the missing tail re-appended (a dangling symlink is
+        followed to its target). Raises ``ValueError`` for a NUL byte and ``OSError`` for
+        other failures (e.g. a symlink loop).
+        """
+        return Path(self._resolve_str(self._absolute(path))[0])
+
+    def is_path_within_workspace(self, path: str | os.PathLike[str]) -> bool:
+        """Whether ``path``, once resolved, equals or lies inside a workspace directory.
+
+        False for paths with a NUL byte and whenever resolution fails.
+        """
+        try:
+            absolute = self._absolute(path)
+        except (ValueError, TypeError):
+            return False
+        cached = self._cache.get(absolute)
+        if cached is not None:
+            return cached
+        try:
+            resolved, exists = self._resolve_str(absolute)
+        except (OSError, ValueError):
+            return False
+        answer = any(_within(resolved, d) for d in self._dirs)
+        if exists:
+            if len(self._cache) >= _CACHE_MAX:
+                del self._cache[next(iter(self._cache))]
+            self._cache[absolute] = answer
+        return answer
+
+    def get_directory_for(self, path: str | os.PathLike[str]) -> Path | None:
+        """The workspace directory containing ``path`` (the deepest one), or ``None``."""
+        try:
+            resolved, _ = self._resolve_str(self._absolute(path))
+        except (OSError, ValueError, TypeError):
+            return None
+        best: str | None = None
+        for d in self._dirs:
+            if _within(resolved, d) and (best is None or len(d) > len(best)):
+                best = d
+        return Path(best) if best is not None else None
