@@ -11,117 +11,215 @@ from typing import TYPE_CHECKING, Any
 from ._version import __version__
 
 if TYPE_CHECKING:
-    from ._contract.kinds import (
-        Kind as Kind,
-        MUTATOR_KINDS as MUTATOR_KINDS,
-        CONCURRENCY_SAFE_KINDS as CONCURRENCY_SAFE_KINDS,
-        READ_ONLY_KINDS as READ_ONLY_KINDS,
-    )
-    from ._contract.parts import (
-        TextPart as TextPart,
-        InlineDataPart as InlineDataPart,
-        FileDataPart as FileDataPart,
-        FunctionCall as FunctionCall,
-        FunctionResponse as FunctionResponse,
-        Part as Part,
-        PartUnion as PartUnion,
-        PartListUnion as PartListUnion,
-        to_parts as to_parts,
-        part_from_dict as part_from_dict,
-    )
-    from ._contract.display import (
-        FileDiff as FileDiff,
-        DiffStat as DiffStat,
-        TodoItem as TodoItem,
-        TodoListDisplay as TodoListDisplay,
-        PlanSummaryDisplay as PlanSummaryDisplay,
-        McpToolProgressDisplay as McpToolProgressDisplay,
-        TaskExecutionDisplay as TaskExecutionDisplay,
-        ToolResultDisplay as ToolResultDisplay,
-    )
-    from ._contract.errors import (
-        ToolErrorType as ToolErrorType,
-        ToolError as ToolError,
-        StructuredToolError as StructuredToolError,
-        ToolParamsError as ToolParamsError,
-    )
-    from ._contract.results import (
-        ToolResult as ToolResult,
-    )
-    from ._contract.abort import (
-        AbortSignal as AbortSignal,
-        AbortController as AbortController,
-        AbortError as AbortError,
-    )
-    from ._contract.confirmation import (
-        ToolConfirmationOutcome as ToolConfirmationOutcome,
-        ToolConfirmationPayload as ToolConfirmationPayload,
-        EditConfirmationDetails as EditConfirmationDetails,
-        ExecConfirmationDetails as ExecConfirmationDetails,
-        McpConfirmationDetails as McpConfirmationDetails,
-        InfoConfirmationDetails as InfoConfirmationDetails,
-        PlanConfirmationDetails as PlanConfirmationDetails,
-        ToolCallConfirmationDetails as ToolCallConfirmationDetails,
-    )
-    from ._contract.invocation import (
-        ToolInvocation as ToolInvocation,
-        BaseToolInvocation as BaseToolInvocation,
-        ToolLocation as ToolLocation,
-        UpdateOutput as UpdateOutput,
-    )
-    from ._contract.declarative import (
-        BaseDeclarativeTool as BaseDeclarativeTool,
-        FunctionDeclaration as FunctionDeclaration,
-    )
-    from ._contract.model_tool import (
-        ModelDeclarativeTool as ModelDeclarativeTool,
-        FunctionTool as FunctionTool,
-        tool as tool,
-    )
-    from ._contract.validation import (
-        validate_params as validate_params,
-    )
-    from ._contract.function_response import (
-        function_response_for_result as function_response_for_result,
-        convert_to_function_response as convert_to_function_response,
-        response_text as response_text,
-    )
-    from ._registry.registry import (
-        ToolRegistry as ToolRegistry,
-        ToolRegistrationError as ToolRegistrationError,
-    )
-    from ._registry.names import (
-        ToolNames as ToolNames,
-        ToolDisplayNames as ToolDisplayNames,
-        canonical_tool_name as canonical_tool_name,
-    )
-    from ._registry.defaults import (
-        build_registry as build_registry,
-    )
     from ._config.config import (
         Config as Config,
     )
+    from ._config.file_service import (
+        FileDiscoveryService as FileDiscoveryService,
+    )
+    from ._config.file_service import (
+        FileFilteringOptions as FileFilteringOptions,
+    )
+    from ._config.settings import (
+        LoadedSettings as LoadedSettings,
+    )
     from ._config.settings import (
         SettingsError as SettingsError,
-        LoadedSettings as LoadedSettings,
+    )
+    from ._config.settings import (
         load_settings as load_settings,
     )
     from ._config.tool_settings import (
         ApprovalMode as ApprovalMode,
-        ToolSettings as ToolSettings,
+    )
+    from ._config.tool_settings import (
         McpServerConfig as McpServerConfig,
+    )
+    from ._config.tool_settings import (
+        ToolSettings as ToolSettings,
     )
     from ._config.workspace import (
         WorkspaceContext as WorkspaceContext,
     )
-    from ._config.file_service import (
-        FileDiscoveryService as FileDiscoveryService,
-        FileFilteringOptions as FileFilteringOptions,
+    from ._contract.abort import (
+        AbortController as AbortController,
+    )
+    from ._contract.abort import (
+        AbortError as AbortError,
+    )
+    from ._contract.abort import (
+        AbortSignal as AbortSignal,
+    )
+    from ._contract.confirmation import (
+        EditConfirmationDetails as EditConfirmationDetails,
+    )
+    from ._contract.confirmation import (
+        ExecConfirmationDetails as ExecConfirmationDetails,
+    )
+    from ._contract.confirmation import (
+        InfoConfirmationDetails as InfoConfirmationDetails,
+    )
+    from ._contract.confirmation import (
+        McpConfirmationDetails as McpConfirmationDetails,
+    )
+    from ._contract.confirmation import (
+        PlanConfirmationDetails as PlanConfirmationDetails,
+    )
+    from ._contract.confirmation import (
+        ToolCallConfirmationDetails as ToolCallConfirmationDetails,
+    )
+    from ._contract.confirmation import (
+        ToolConfirmationOutcome as ToolConfirmationOutcome,
+    )
+    from ._contract.confirmation import (
+        ToolConfirmationPayload as ToolConfirmationPayload,
+    )
+    from ._contract.declarative import (
+        BaseDeclarativeTool as BaseDeclarativeTool,
+    )
+    from ._contract.declarative import (
+        FunctionDeclaration as FunctionDeclaration,
+    )
+    from ._contract.display import (
+        DiffStat as DiffStat,
+    )
+    from ._contract.display import (
+        FileDiff as FileDiff,
+    )
+    from ._contract.display import (
+        McpToolProgressDisplay as McpToolProgressDisplay,
+    )
+    from ._contract.display import (
+        PlanSummaryDisplay as PlanSummaryDisplay,
+    )
+    from ._contract.display import (
+        TaskExecutionDisplay as TaskExecutionDisplay,
+    )
+    from ._contract.display import (
+        TodoItem as TodoItem,
+    )
+    from ._contract.display import (
+        TodoListDisplay as TodoListDisplay,
+    )
+    from ._contract.display import (
+        ToolResultDisplay as ToolResultDisplay,
+    )
+    from ._contract.errors import (
+        StructuredToolError as StructuredToolError,
+    )
+    from ._contract.errors import (
+        ToolError as ToolError,
+    )
+    from ._contract.errors import (
+        ToolErrorType as ToolErrorType,
+    )
+    from ._contract.errors import (
+        ToolParamsError as ToolParamsError,
+    )
+    from ._contract.function_response import (
+        convert_to_function_response as convert_to_function_response,
+    )
+    from ._contract.function_response import (
+        function_response_for_result as function_response_for_result,
+    )
+    from ._contract.function_response import (
+        response_text as response_text,
+    )
+    from ._contract.invocation import (
+        BaseToolInvocation as BaseToolInvocation,
+    )
+    from ._contract.invocation import (
+        ToolInvocation as ToolInvocation,
+    )
+    from ._contract.invocation import (
+        ToolLocation as ToolLocation,
+    )
+    from ._contract.invocation import (
+        UpdateOutput as UpdateOutput,
+    )
+    from ._contract.kinds import (
+        CONCURRENCY_SAFE_KINDS as CONCURRENCY_SAFE_KINDS,
+    )
+    from ._contract.kinds import (
+        MUTATOR_KINDS as MUTATOR_KINDS,
+    )
+    from ._contract.kinds import (
+        READ_ONLY_KINDS as READ_ONLY_KINDS,
+    )
+    from ._contract.kinds import (
+        Kind as Kind,
+    )
+    from ._contract.model_tool import (
+        FunctionTool as FunctionTool,
+    )
+    from ._contract.model_tool import (
+        ModelDeclarativeTool as ModelDeclarativeTool,
+    )
+    from ._contract.model_tool import (
+        tool as tool,
+    )
+    from ._contract.parts import (
+        FileDataPart as FileDataPart,
+    )
+    from ._contract.parts import (
+        FunctionCall as FunctionCall,
+    )
+    from ._contract.parts import (
+        FunctionResponse as FunctionResponse,
+    )
+    from ._contract.parts import (
+        InlineDataPart as InlineDataPart,
+    )
+    from ._contract.parts import (
+        Part as Part,
+    )
+    from ._contract.parts import (
+        PartListUnion as PartListUnion,
+    )
+    from ._contract.parts import (
+        PartUnion as PartUnion,
+    )
+    from ._contract.parts import (
+        TextPart as TextPart,
+    )
+    from ._contract.parts import (
+        part_from_dict as part_from_dict,
+    )
+    from ._contract.parts import (
+        to_parts as to_parts,
+    )
+    from ._contract.results import (
+        ToolResult as ToolResult,
+    )
+    from ._contract.validation import (
+        validate_params as validate_params,
+    )
+    from ._execution.tool_call import (
+        CompletedToolCall as CompletedToolCall,
     )
     from ._execution.tool_call import (
         ToolCallRequest as ToolCallRequest,
-        CompletedToolCall as CompletedToolCall,
+    )
+    from ._execution.tool_call import (
         run_tool_call as run_tool_call,
+    )
+    from ._registry.defaults import (
+        build_registry as build_registry,
+    )
+    from ._registry.names import (
+        ToolDisplayNames as ToolDisplayNames,
+    )
+    from ._registry.names import (
+        ToolNames as ToolNames,
+    )
+    from ._registry.names import (
+        canonical_tool_name as canonical_tool_name,
+    )
+    from ._registry.registry import (
+        ToolRegistrationError as ToolRegistrationError,
+    )
+    from ._registry.registry import (
+        ToolRegistry as ToolRegistry,
     )
 
 _EXPORTS: dict[str, str] = {
@@ -198,77 +296,77 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
-    "__version__",
-    "Kind",
-    "MUTATOR_KINDS",
     "CONCURRENCY_SAFE_KINDS",
+    "MUTATOR_KINDS",
     "READ_ONLY_KINDS",
-    "TextPart",
-    "InlineDataPart",
-    "FileDataPart",
-    "FunctionCall",
-    "FunctionResponse",
-    "Part",
-    "PartUnion",
-    "PartListUnion",
-    "to_parts",
-    "part_from_dict",
-    "FileDiff",
-    "DiffStat",
-    "TodoItem",
-    "TodoListDisplay",
-    "PlanSummaryDisplay",
-    "McpToolProgressDisplay",
-    "TaskExecutionDisplay",
-    "ToolResultDisplay",
-    "ToolErrorType",
-    "ToolError",
-    "StructuredToolError",
-    "ToolParamsError",
-    "ToolResult",
-    "AbortSignal",
     "AbortController",
     "AbortError",
-    "ToolConfirmationOutcome",
-    "ToolConfirmationPayload",
+    "AbortSignal",
+    "ApprovalMode",
+    "BaseDeclarativeTool",
+    "BaseToolInvocation",
+    "CompletedToolCall",
+    "Config",
+    "DiffStat",
     "EditConfirmationDetails",
     "ExecConfirmationDetails",
-    "McpConfirmationDetails",
-    "InfoConfirmationDetails",
-    "PlanConfirmationDetails",
-    "ToolCallConfirmationDetails",
-    "ToolInvocation",
-    "BaseToolInvocation",
-    "ToolLocation",
-    "UpdateOutput",
-    "BaseDeclarativeTool",
-    "FunctionDeclaration",
-    "ModelDeclarativeTool",
-    "FunctionTool",
-    "tool",
-    "validate_params",
-    "function_response_for_result",
-    "convert_to_function_response",
-    "response_text",
-    "ToolRegistry",
-    "ToolRegistrationError",
-    "ToolNames",
-    "ToolDisplayNames",
-    "canonical_tool_name",
-    "build_registry",
-    "Config",
-    "SettingsError",
-    "LoadedSettings",
-    "load_settings",
-    "ApprovalMode",
-    "ToolSettings",
-    "McpServerConfig",
-    "WorkspaceContext",
+    "FileDataPart",
+    "FileDiff",
     "FileDiscoveryService",
     "FileFilteringOptions",
+    "FunctionCall",
+    "FunctionDeclaration",
+    "FunctionResponse",
+    "FunctionTool",
+    "InfoConfirmationDetails",
+    "InlineDataPart",
+    "Kind",
+    "LoadedSettings",
+    "McpConfirmationDetails",
+    "McpServerConfig",
+    "McpToolProgressDisplay",
+    "ModelDeclarativeTool",
+    "Part",
+    "PartListUnion",
+    "PartUnion",
+    "PlanConfirmationDetails",
+    "PlanSummaryDisplay",
+    "SettingsError",
+    "StructuredToolError",
+    "TaskExecutionDisplay",
+    "TextPart",
+    "TodoItem",
+    "TodoListDisplay",
+    "ToolCallConfirmationDetails",
     "ToolCallRequest",
-    "CompletedToolCall",
+    "ToolConfirmationOutcome",
+    "ToolConfirmationPayload",
+    "ToolDisplayNames",
+    "ToolError",
+    "ToolErrorType",
+    "ToolInvocation",
+    "ToolLocation",
+    "ToolNames",
+    "ToolParamsError",
+    "ToolRegistrationError",
+    "ToolRegistry",
+    "ToolResult",
+    "ToolResultDisplay",
+    "ToolSettings",
+    "UpdateOutput",
+    "WorkspaceContext",
+    "__version__",
+    "build_registry",
+    "canonical_tool_name",
+    "convert_to_function_response",
+    "function_response_for_result",
+    "load_settings",
+    "part_from_dict",
+    "response_text",
     "run_tool_call",
+    "to_parts",
+    "tool",
+    "validate_params",
 ]
 
 
