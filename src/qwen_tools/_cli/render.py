@@ -51,11 +51,20 @@ def print_display(console: Console, display: ToolResultDisplay | None, fallback:
 
 
 def print_completed(completed: CompletedToolCall) -> None:
-    """Success to stdout; failures and cancellations to stderr."""
+    """What the model received goes to stdout; the user-facing display to stderr.
+
+    Failures and cancellations go to stderr.
+    """
     from rich.console import Console
 
     if completed.status == "success":
-        print_display(Console(file=sys.stdout), completed.display, completed.response_text)
+        display = completed.display
+        if display is not None and display != "" and display != completed.response_text:
+            print_display(Console(file=sys.stderr, style="dim"), display, "")
+        sys.stdout.write(completed.response_text)
+        if not completed.response_text.endswith("\n"):
+            sys.stdout.write("\n")
+        sys.stdout.flush()
         return
     err = Console(file=sys.stderr)
     label = "Cancelled" if completed.status == "cancelled" else "Error"

@@ -1,0 +1,26 @@
+"""Built-in tools that work on the local file system, faithful to Qwen Code 0.24.4.
+
+* :class:`ReadFileTool` — ``read_file`` (display name ``ReadFile``, kind ``read``)
+* :class:`ListDirectoryTool` — ``list_directory`` (``ListFiles``, ``search``)
+* :class:`GlobTool` — ``glob`` (``Glob``, ``search``)
+
+:func:`create_builtin_tools` builds one of each for a :class:`~qwen_tools._config.config.Config`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from qwen_tools._config.config import Config
+from qwen_tools._contract.declarative import BaseDeclarativeTool
+
+from .glob import GlobTool
+from .list_directory import ListDirectoryTool
+from .read_file import ReadFileTool
+
+__all__ = ["GlobTool", "ListDirectoryTool", "ReadFileTool", "create_builtin_tools"]
+
+
+def create_builtin_tools(config: Config) -> list[BaseDeclarativeTool[Any]]:
+    """One instance of every built-in tool, bound to ``config``."""
+    return [ReadFileTool(config), ListDirectoryTool(config), GlobTool(config)]

@@ -1,0 +1,395 @@
+"""``glob``: files whose paths match a glob pattern, newest first.
+
+Matching follows the options Qwen Code 0.24.4 passes to node-glob: case-insensitive, dot-files
+and dot-directories included, ``**`` for any depth (a pattern without ``**`` stays at its own
+level, so ``*.txt`` does not recurse), ``{a,b}`` braces and extglobs, directories never
+returned. Symbolic links are reported like files (``follow: false``); a symlinked directory is
+entered only through a name segment, or once by a ``**`` that does not start the pattern, and
+only when it points inside the workspace. When the pattern names an existing path literally
+(``file[1].txt``), its ``?*()[]`` characters are matched literally. Entries ignored by ``.gitignore`` (inside
+a git repository) or the Qwen ignore files are skipped during the walk; directories are tested
+as directories, so ``build/`` prunes the whole tree.
+
+Results: collection stops after 1,000 matches; files modified within the last 24 hours come
+first (newest first), the rest follow in ICU collation order of their full path; at most
+``min(100, truncate_tool_output_lines)`` are shown.
+
+Unlike 0.24.4, a ``path`` outside the workspace directories is refused at validation time, and
+an absolute pattern only matches below its literal leading directories when those lie inside
+the workspace.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeAlias
+
+import anyio
+import bracex
+from wcmatch import fnmatch
+from wcmatch import glob as wcglob
+
+from qwen_tools._config.config import Config
+from qwen_tools._contract.abort import AbortSignal
+from qwen_tools._contract.declarative import BaseDeclarativeTool
+from qwen_tools._contract.errors import ToolError, ToolErrorType
+from qwen_tools._contract.invocation import BaseToolInvocation, ToolInvocation, UpdateOutput
+from qwen_tools._contract.kinds import Kind
+from qwen_tools._contract.results import ToolResult
+
+from ._collation import collation_key
+from ._paths import (
+    format_display_path,
+    js_join,
+    js_resolve,
+    js_trim,
+    node_error_message,
+    resolve_path,
+    unescape_path,
+)
+
+__all__ = ["GlobTool"]
+
+MAX_FILE_COUNT = 100
+MAX_COLLECTED = MAX_FILE_COUNT * 10
+_RECENT_MS = 24 * 60 * 60 * 1000
+_FLAGS = fnmatch.DOTMATCH | fnmatch.IGNORECASE | fnmatch.EXTMATCH | fnmatch.FORCEUNIX
+_MAGIC = wcglob.EXTGLOB | wcglob.BRACE
+_ESCAPABLE = re.compile(r"[?*()\[\]\\]")
+_ABORTED = "This operation was aborted"
+
+_DESCRIPTION = (
+    "Finds files by name pattern in any size of codebase.\n"
+    '- Understands glob syntax such as "**/*.js", "src/**/*.ts" or "*.{md,txt}"\n'
+    "- Lists matching absolute paths, most recently modified first\n"
+    "- Use it to locate files by name; for open-ended exploration that needs several rounds "
+    "of globbing and grepping, hand the search to the Agent tool\n"
+    "- Several independent searches can be issued together in one response."
+)
+
+_SCHEMA: dict[str, Any] = {
+    "properties": {
+        "pattern": {"description": "Glob pattern the file paths must match.", "type": "string"},
+        "path": {
+            "description": "Directory to search (absolute, or relative to the project root). "
+            "Leave the field out to search the whole workspace; never send the strings "
+            '"undefined" or "null". When given, it must be an existing directory.',
+            "type": "string",
+        },
+    },
+    "required": ["pattern"],
+    "type": "object",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class _Globstar:
+    """A ``**`` segment; unless it starts the pattern it may enter one symlinked directory."""
+
+    follows_link: bool
+
+
+_Segment: TypeAlias = "fnmatch.WcMatcher[str] | _Globstar"
+"""A compiled path segment: a name matcher or ``**``."""
+
+
+@dataclass(slots=True)
+class _Match:
+    """A matching file and its modification time (of the link itself for symlinks)."""
+
+    path: str
+    mtime_ms: float
+
+
+class _Aborted(Exception):
+    """The abort signal fired during the walk."""
+
+
+def _escape(pattern: str) -> str:
+    """Escape ``?*()[]\\`` as node-glob's ``escape`` does (braces still expand)."""
+    return _ESCAPABLE.sub(r"\\\g<0>", pattern)
+
+
+def _compile(
+    pattern: str, search_dir: str, inside: Callable[[str], bool]
+) -> list[tuple[str, tuple[_Segment, ...]]]:
+    """``(start directory, segments)`` for each brace alternative of ``pattern``.
+
+    Leading ``.``/``..`` segments (and the root of an absolute pattern) move the start
+    directory; literal segments are then taken into it until it lies inside the workspace.
+    """
+    try:
+        alternatives = bracex.expand(pattern, keep_escapes=True)
+    except Exception:
+        alternatives = [pattern]
+    compiled: list[tuple[str, tuple[_Segment, ...]]] = []
+    for alternative in alternatives:
+        if not alternative or alternative.endswith("/"):
+            continue  # a trailing slash only matches directories, which are never returned
+        parts = alternative.split("/")
+        total = len(parts)
+        base = search_dir
+        if alternative.startswith("/"):
+            base, parts = "/", parts[1:]
+        while parts and parts[0] in (".", ".."):
+            base = js_join(base, parts.pop(0))
+        while len(parts) > 1 and not wcglob.is_magic(parts[0], flags=_MAGIC) and not inside(base):
+            base = js_join(base, parts.pop(0))
+        segments: list[_Segment] = []
+        for offset, part in enumerate(parts, start=total - len(parts)):
+            if part in ("", "."):
+                continue
+            if part == "**":
+                if not segments or not isinstance(segments[-1], _Globstar):
+                    segments.append(_Globstar(follows_link=offset > 0))
+                continue
+            segments.append(fnmatch.compile(part, flags=_FLAGS))
+        if segments:
+            compiled.append((js_resolve(base), tuple(segments)))
+    return compiled
+
+
+def _closure(states: set[tuple[int, int]], patterns: list[tuple[_Segment, ...]]) -> None:
+    """Let every ``**`` also match zero segments."""
+    pending = list(states)
+    while pending:
+        index, position = pending.pop()
+        segments = patterns[index]
+        if position < len(segments) and isinstance(segments[position], _Globstar):
+            following = (index, position + 1)
+            if following not in states:
+                states.add(following)
+                pending.append(following)
+
+
+class GlobInvocation(BaseToolInvocation[dict[str, Any]]):
+    """One validated ``glob`` call."""
+
+    def __init__(self, config: Config, params: dict[str, Any]) -> None:
+        super().__init__(params)
+        self.config = config
+
+    def get_description(self) -> str:
+        """The quoted pattern, plus the search directory when one was given."""
+        description = f"'{self.params['pattern']}'"
+        if self.params.get("path"):
+            root = str(self.config.target_dir)
+            description += f" in {format_display_path(self.params['path'], root)}"
+        return description
+
+    async def execute(
+        self, signal: AbortSignal, update_output: UpdateOutput | None = None
+    ) -> ToolResult:
+        """Walk the search directories in a worker thread."""
+        try:
+            return await anyio.to_thread.run_sync(self._search, signal)
+        except Exception as exc:  # the reference reports any failure of the walk this way
+            reason = _ABORTED if isinstance(exc, _Aborted) else str(exc)
+            message = f"Error during glob search operation: {reason}"
+            return ToolResult(
+                llm_content=message,
+                return_display=f"Error: {reason or 'An unexpected error occurred.'}",
+                error=ToolError(message, ToolErrorType.GLOB_EXECUTION_ERROR),
+            )
+
+    def _search(self, signal: AbortSignal) -> ToolResult:
+        pattern: str = self.params["pattern"]
+        given = self.params.get("path")
+        if given:
+            search_dir = resolve_path(str(self.config.target_dir), given)
+            if not self.config.workspace.is_path_within_workspace(search_dir):
+                message = self.config.workspace_error()
+                return ToolResult.failure(message, ToolErrorType.PATH_NOT_IN_WORKSPACE)
+            search_dirs, location = [search_dir], f"within {search_dir}"
+        else:
+            search_dirs = [str(d) for d in self.config.workspace.directories]
+            count = len(search_dirs)
+            location = (
+                f"across {count} workspace directories"
+                if count > 1
+                else "in the workspace directory"
+            )
+        matches: list[_Match] = []
+        seen: set[str] = set()
+        hit_limit = False
+        for search_dir in search_dirs:
+            remaining = MAX_COLLECTED - len(matches)
+            if remaining <= 0:
+                hit_limit = True
+                break
+            found: list[_Match] = []
+            for match in self._glob_dir(search_dir, pattern, signal):
+                if len(found) >= remaining:
+                    hit_limit = True
+                    break
+                found.append(match)
+            for match in found:
+                if match.path not in seen:
+                    seen.add(match.path)
+                    matches.append(match)
+        if not matches:
+            return ToolResult(
+                llm_content=f'No files found matching pattern "{pattern}" {location}',
+                return_display="No files found",
+            )
+        return self._format(pattern, location, matches, hit_limit)
+
+    def _format(
+        self, pattern: str, location: str, matches: list[_Match], hit_limit: bool
+    ) -> ToolResult:
+        now_ms = time.time() * 1000
+
+        def order(match: _Match) -> tuple[int, float, tuple[int, ...]]:
+            if now_ms - match.mtime_ms < _RECENT_MS:
+                return (0, -match.mtime_ms, ())
+            return (1, 0.0, collation_key(match.path))
+
+        ordered = sorted(matches, key=order)
+        total = len(ordered)
+        lines_limit = self.config.truncate_tool_output_lines
+        limit = min(MAX_FILE_COUNT, lines_limit) if lines_limit > 0 else MAX_FILE_COUNT
+        truncated = hit_limit or total > limit
+        shown = [m.path for m in (ordered[:limit] if truncated else ordered)]
+        found = "Found at least" if hit_limit else "Found"
+        message = (
+            f'{found} {total} file(s) matching "{pattern}" {location}, '
+            "sorted by modification time (newest first):\n---\n" + "\n".join(shown)
+        )
+        if hit_limit:
+            message += (
+                f"\n---\n[Results truncated after scanning {total} matching files. "
+                "Narrow the pattern or path.]"
+            )
+        elif truncated:
+            omitted = total - limit
+            message += f"\n---\n[{omitted} {'file' if omitted == 1 else 'files'} truncated] ..."
+        display = f"{found} {total} matching file(s)" + (" (truncated)" if truncated else "")
+        return ToolResult(llm_content=message, return_display=display, result_file_paths=shown)
+
+    def _ignored(self, path: str, is_dir: bool) -> bool:
+        root = str(self.config.target_dir)
+        relative = os.path.relpath(path, root)
+        if relative == "." or relative == ".." or relative.startswith("../"):
+            return False
+        service = self.config.file_service
+        return service.should_ignore_file(relative, self.config.file_filtering, is_dir)
+
+    def _glob_dir(self, search_dir: str, pattern: str, signal: AbortSignal) -> Iterator[_Match]:
+        """Matches below ``search_dir``, depth first, names in sorted order."""
+        if os.path.exists(js_join(search_dir, pattern)):
+            pattern = _escape(pattern)
+        inside = self.config.workspace.is_path_within_workspace
+        groups: dict[str, list[tuple[_Segment, ...]]] = {}
+        for base, segments in _compile(pattern, search_dir, inside):
+            groups.setdefault(base, []).append(segments)
+        for base, patterns in groups.items():
+            if inside(base):
+                yield from self._walk(base, patterns, signal)
+
+    def _walk(
+        self, base: str, patterns: list[tuple[_Segment, ...]], signal: AbortSignal
+    ) -> Iterator[_Match]:
+        """Walk from ``base`` with one state ``(pattern, segment index)`` per live match."""
+
+        def ends(states: set[tuple[int, int]]) -> bool:
+            return any(position == len(patterns[index]) for index, position in states)
+
+        def live(states: set[tuple[int, int]]) -> set[tuple[int, int]]:
+            return {(i, p) for i, p in states if p < len(patterns[i])}
+
+        start = {(i, 0) for i in range(len(patterns))}
+        _closure(start, patterns)
+        stack: list[tuple[str, set[tuple[int, int]]]] = [(base, start)]
+        while stack:
+            if signal.aborted:
+                raise _Aborted
+            directory, states = stack.pop()
+            try:
+                with os.scandir(directory) as listing:
+                    entries = sorted(listing, key=lambda e: e.name)
+            except OSError:
+                continue
+            children: list[tuple[str, set[tuple[int, int]]]] = []
+            for entry in entries:
+                landed: set[tuple[int, int]] = set()  # a name segment matched the entry
+                consumed: set[tuple[int, int]] = set()  # a ``**`` swallowed the entry
+                beyond: set[tuple[int, int]] = set()  # past a ``**`` that may enter a link
+                for index, position in states:
+                    segment = patterns[index][position]
+                    if isinstance(segment, _Globstar):
+                        consumed.add((index, position))
+                        if segment.follows_link:
+                            beyond.add((index, position + 1))
+                    elif segment.match(entry.name):
+                        landed.add((index, position + 1))
+                if not landed and not consumed:
+                    continue
+                exact = ends(landed)
+                _closure(landed, patterns)
+                _closure(consumed, patterns)
+                try:
+                    info = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                is_dir = stat.S_ISDIR(info.st_mode)
+                if self._ignored(entry.path, is_dir):
+                    continue
+                if is_dir:
+                    if following := live(landed | consumed):
+                        children.append((entry.path, following))
+                    continue
+                # A trailing ``**`` matching nothing needs something to descend into: only
+                # a symlink to a directory qualifies (it is reported, being no directory).
+                link_to_dir = stat.S_ISLNK(info.st_mode) and os.path.isdir(entry.path)
+                if exact or ends(consumed) or (link_to_dir and ends(landed)):
+                    yield _Match(entry.path, info.st_mtime_ns / 1_000_000)
+                # A symlinked directory is entered through a name segment, or by a ``**``
+                # that does not start the pattern (which then stops there, as in node-glob),
+                # and only when it points inside the workspace.
+                _closure(beyond, patterns)
+                following = live(landed | beyond)
+                inside = link_to_dir and self.config.workspace.is_path_within_workspace(entry.path)
+                if following and inside:
+                    children.append((entry.path, following))
+            stack.extend(reversed(children))
+
+
+class GlobTool(BaseDeclarativeTool[dict[str, Any]]):
+    """The ``glob`` tool (display name ``Glob``, kind ``search``)."""
+
+    Name: ClassVar[str] = "glob"
+
+    def __init__(self, config: Config) -> None:
+        super().__init__(self.Name, "Glob", _DESCRIPTION, Kind.SEARCH, _SCHEMA)
+        self.config = config
+
+    def validate_tool_param_values(self, params: dict[str, Any]) -> str | None:
+        """A non-blank pattern; ``path``, when given, must be an existing workspace directory."""
+        if not js_trim(params["pattern"]):
+            return "The 'pattern' parameter cannot be empty."
+        if not params.get("path"):
+            return None
+        params["path"] = unescape_path(js_trim(params["path"]))
+        if not params["path"]:
+            return None
+        resolved = resolve_path(str(self.config.target_dir), params["path"])
+        if not self.config.workspace.is_path_within_workspace(resolved):
+            return self.config.workspace_error()
+        try:
+            info = os.stat(resolved)
+        except FileNotFoundError:
+            return f"Path does not exist: {resolved}"
+        except OSError as exc:
+            return node_error_message(exc, "stat", resolved)
+        if not stat.S_ISDIR(info.st_mode):
+            return f"Path is not a directory: {resolved}"
+        return None
+
+    def create_invocation(self, params: dict[str, Any]) -> ToolInvocation[dict[str, Any]]:
+        """Build the invocation for validated params."""
+        return GlobInvocation(self.config, params)
