@@ -3,22 +3,11 @@
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
-
-def git_init(path: Path) -> None:
-    """Make ``path`` a git repository (no commits), isolated from the user's git config."""
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(path)}
-    env["GIT_CONFIG_NOSYSTEM"] = "1"
-    subprocess.run(
-        ["git", "-c", "init.defaultBranch=main", "init", "-q", str(path)],
-        check=True,
-        env=env,
-        stdout=subprocess.DEVNULL,
-    )
+from support.workspaces import git_init
 
 
 @pytest.fixture

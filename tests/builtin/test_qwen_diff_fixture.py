@@ -12,8 +12,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -23,11 +21,8 @@ import pytest
 from qwen_tools._config.config import Config
 from qwen_tools._contract.function_response import function_response_for_result, response_text
 from qwen_tools.builtin import create_builtin_tools
+from support.workspaces import QWEN_DIFF, prepare_qwen_diff_workspace
 
-REPO = Path(__file__).resolve().parents[2]
-SHARED = REPO.parent / "shared"
-QWEN_DIFF = SHARED / "reference" / "qwen-diff"
-FIXED_MTIME = 978307200  # 2001-01-01T00:00:00Z
 OUR_TOOLS = {"list_directory", "read_file", "glob"}
 
 
@@ -40,30 +35,6 @@ def _load_results() -> list[dict[str, Any]]:
 
 CALLS = _load_results()
 REPLAYED = [c for c in CALLS if c["name"] in OUR_TOOLS]
-
-
-def prepare_workspace(fixture: Path, ws: Path) -> None:
-    """Copy the fixture writable, rename ``_gitignore``, ``git init``, pin every mtime."""
-    for dirpath, _dirnames, filenames in os.walk(fixture):
-        target_dir = ws / Path(dirpath).relative_to(fixture)
-        target_dir.mkdir(parents=True, exist_ok=True)
-        for name in filenames:
-            target = target_dir / (".gitignore" if name == "_gitignore" else name)
-            shutil.copyfile(Path(dirpath) / name, target)
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(ws)}
-    env["GIT_CONFIG_NOSYSTEM"] = "1"
-    subprocess.run(
-        ["git", "-c", "init.defaultBranch=main", "init", "-q", str(ws)],
-        check=True,
-        env=env,
-        stdout=subprocess.DEVNULL,
-    )
-    for dirpath, _dirnames, filenames in os.walk(ws, topdown=False):
-        if ".git" in Path(dirpath).relative_to(ws).parts:
-            continue
-        for name in filenames:
-            os.utime(Path(dirpath) / name, (FIXED_MTIME, FIXED_MTIME))
-        os.utime(dirpath, (FIXED_MTIME, FIXED_MTIME))
 
 
 def _substitute(value: Any, ws: str) -> Any:
@@ -107,7 +78,7 @@ def _apply_mutation(call: dict[str, Any], args: dict[str, Any], stamp: float) ->
 def replay(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, str]]:
     """Run the whole sample once; map call id to (expected, actual) model-facing text."""
     ws_path = Path(os.path.realpath(tmp_path_factory.mktemp("qwen-diff") / "ws"))
-    prepare_workspace(QWEN_DIFF / "fixture", ws_path)
+    prepare_qwen_diff_workspace(ws_path)
     ws = str(ws_path)
     tools = {tool.name: tool for tool in create_builtin_tools(Config(ws_path))}
     base = time.time() - 3600  # mutations are "recent", ordered by turn
