@@ -158,6 +158,15 @@ if TYPE_CHECKING:
     from ._contract.model_tool import (
         tool as tool,
     )
+    from ._contract.modifiable import (
+        ModifiableTool as ModifiableTool,
+    )
+    from ._contract.modifiable import (
+        ModifyContext as ModifyContext,
+    )
+    from ._contract.modifiable import (
+        is_modifiable as is_modifiable,
+    )
     from ._contract.parts import (
         FileDataPart as FileDataPart,
     )
@@ -267,6 +276,9 @@ _EXPORTS: dict[str, str] = {
     "UpdateOutput": "_contract.invocation",
     "BaseDeclarativeTool": "_contract.declarative",
     "FunctionDeclaration": "_contract.declarative",
+    "ModifiableTool": "_contract.modifiable",
+    "ModifyContext": "_contract.modifiable",
+    "is_modifiable": "_contract.modifiable",
     "ModelDeclarativeTool": "_contract.model_tool",
     "FunctionTool": "_contract.model_tool",
     "tool": "_contract.model_tool",
@@ -326,6 +338,8 @@ __all__ = [
     "McpServerConfig",
     "McpToolProgressDisplay",
     "ModelDeclarativeTool",
+    "ModifiableTool",
+    "ModifyContext",
     "Part",
     "PartListUnion",
     "PartUnion",
@@ -360,6 +374,7 @@ __all__ = [
     "canonical_tool_name",
     "convert_to_function_response",
     "function_response_for_result",
+    "is_modifiable",
     "load_settings",
     "part_from_dict",
     "response_text",

@@ -96,12 +96,12 @@ async def _run_one(
             loop.remove_signal_handler(os_signal.SIGINT)
 
 
-def _confirm_handler(interactive: bool) -> ConfirmationHandler | None:
+def _confirm_handler(interactive: bool, session: CliSession) -> ConfirmationHandler | None:
     if not interactive:
         return None
-    from .confirm import ask_in_terminal
+    from .confirm import terminal_confirm_handler
 
-    return ask_in_terminal
+    return terminal_confirm_handler(session.registry)
 
 
 def _print_human(completed: CompletedToolCall) -> None:
@@ -124,7 +124,7 @@ def run_call(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     stdin_is_data = args.batch == "-" or args.args == "-"
     interactive = sys.stdin.isatty() and sys.stderr.isatty() and not stdin_is_data
     if args.batch:
-        return _run_batch(session, args, _confirm_handler(interactive))
+        return _run_batch(session, args, _confirm_handler(interactive, session))
 
     from .._execution.tool_call import ToolCallRequest
 
@@ -135,7 +135,7 @@ def run_call(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return EXIT_USAGE
     request = ToolCallRequest(name=args.name, args=params, call_id="call_cli_1")
     completed = asyncio.run(
-        _run_one(session, request, _confirm_handler(interactive), live=not args.json)
+        _run_one(session, request, _confirm_handler(interactive, session), live=not args.json)
     )
     if args.json:
         print(json.dumps(completed_to_json(completed), ensure_ascii=False))

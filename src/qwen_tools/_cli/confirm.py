@@ -14,11 +14,12 @@ from .._contract.confirmation import (
 )
 
 if TYPE_CHECKING:
-    from .._execution.tool_call import ToolCallRequest
+    from .._execution.tool_call import ConfirmationHandler, ToolCallRequest
+    from .._registry.registry import ToolRegistry
 
 
 def _choices(
-    details: ToolCallConfirmationDetails,
+    details: ToolCallConfirmationDetails, modifiable: bool = False
 ) -> list[tuple[str, str, ToolConfirmationOutcome]]:
     always: list[tuple[str, str, ToolConfirmationOutcome]]
     if details.type == "edit":
@@ -50,6 +51,10 @@ def _choices(
         always = []
     else:
         always = [("2", "Yes, allow always", ToolConfirmationOutcome.PROCEED_ALWAYS)]
+    if details.type == "edit" and modifiable:
+        always.append(
+            ("3", "Modify with external editor", ToolConfirmationOutcome.MODIFY_WITH_EDITOR)
+        )
     return [
         ("1", "Yes, allow once", ToolConfirmationOutcome.PROCEED_ONCE),
         *always,
@@ -102,11 +107,14 @@ async def _read_line(prompt: str) -> str | None:
 
 
 async def ask_in_terminal(
-    request: ToolCallRequest, details: ToolCallConfirmationDetails
+    request: ToolCallRequest, details: ToolCallConfirmationDetails, *, modifiable: bool = False
 ) -> tuple[ToolConfirmationOutcome, ToolConfirmationPayload | None]:
-    """Show the confirmation and read the user's choice from the terminal."""
+    """Show the confirmation and read the user's choice from the terminal.
+
+    ``modifiable``: also offer to rewrite the proposed change in the external editor.
+    """
     _render(details)
-    options = _choices(details)
+    options = _choices(details, modifiable)
     for key, label, _ in options:
         print(f"  {key}) {label}", file=sys.stderr)
     keys = {key: outcome for key, _, outcome in options}
@@ -122,3 +130,24 @@ async def ask_in_terminal(
         if choice in keys:
             return keys[choice], None
         print(f"Please answer one of: {', '.join(keys)}", file=sys.stderr)
+
+
+def terminal_confirm_handler(registry: ToolRegistry) -> ConfirmationHandler:
+    """A handler asking in the terminal; file changes of a modifiable tool also offer
+    "Modify with external editor" when ``$VISUAL`` or ``$EDITOR`` is set."""
+    from .._contract.modifiable import is_modifiable
+    from .._execution.modify import resolve_editor_command
+
+    async def ask(
+        request: ToolCallRequest, details: ToolCallConfirmationDetails
+    ) -> tuple[ToolConfirmationOutcome, ToolConfirmationPayload | None]:
+        tool = registry.get_tool(request.name)
+        modifiable = (
+            details.type == "edit"
+            and tool is not None
+            and is_modifiable(tool)
+            and resolve_editor_command() is not None
+        )
+        return await ask_in_terminal(request, details, modifiable=modifiable)
+
+    return ask

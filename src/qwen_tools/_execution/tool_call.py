@@ -7,13 +7,14 @@ unknown tools, invalid params, refusals, failures and cancellations all become a
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from .._config.tool_settings import ApprovalMode
-from .._contract.abort import AbortSignal
+from .._contract.abort import AbortError, AbortSignal
 from .._contract.confirmation import (
     ToolCallConfirmationDetails,
     ToolConfirmationOutcome,
@@ -28,6 +29,7 @@ from .._contract.function_response import (
     response_text,
 )
 from .._contract.invocation import ToolInvocation, UpdateOutput
+from .._contract.modifiable import ModifiableTool, is_modifiable
 from .._contract.parts import FunctionResponse
 from .._contract.results import ToolResult
 from . import messages
@@ -36,6 +38,8 @@ if TYPE_CHECKING:
     from .._config.config import Config
     from .._contract.declarative import BaseDeclarativeTool
     from .._registry.registry import ToolRegistry
+
+_log = logging.getLogger("qwen_tools")
 
 CallStatus = Literal["success", "error", "cancelled"]
 
@@ -195,15 +199,14 @@ async def _run(
 
     outcome: ToolConfirmationOutcome | None = None
     if config.approval_mode is not ApprovalMode.YOLO:
-        try:
-            details = await invocation.should_confirm_execute(signal)
-        except StructuredToolError as exc:
-            return _failed(request, exc.message, exc.error_type, tool=tool)
+        details = await _confirmation_details(tool, invocation, request, signal)
+        if isinstance(details, CompletedToolCall):
+            return details
         if details is not False and not is_preapproved(config, tool, details):
-            decided = await _decide(config, tool, request, details, signal, confirm)
+            decided = await _decide(config, tool, request, invocation, details, signal, confirm)
             if isinstance(decided, CompletedToolCall):
                 return decided
-            outcome = decided
+            outcome, invocation = decided
     if signal.aborted:
         return _cancelled(request, messages.CANCELLED_BEFORE_EXECUTION, tool=tool, outcome=outcome)
     completed = await _execute(tool, invocation, request, signal, update_output)
@@ -211,14 +214,31 @@ async def _run(
     return completed
 
 
+async def _confirmation_details(
+    tool: BaseDeclarativeTool[Any],
+    invocation: ToolInvocation[Any],
+    request: ToolCallRequest,
+    signal: AbortSignal,
+) -> ToolCallConfirmationDetails | Literal[False] | CompletedToolCall:
+    try:
+        return await invocation.should_confirm_execute(signal)
+    except StructuredToolError as exc:
+        return _failed(request, exc.message, exc.error_type, tool=tool)
+    except Exception as exc:
+        message = str(exc) or type(exc).__name__
+        return _failed(request, message, ToolErrorType.UNHANDLED_EXCEPTION, tool=tool)
+
+
 async def _decide(
     config: Config,
     tool: BaseDeclarativeTool[Any],
     request: ToolCallRequest,
+    invocation: ToolInvocation[Any],
     details: ToolCallConfirmationDetails,
     signal: AbortSignal,
     confirm: ConfirmationHandler | None,
-) -> ToolConfirmationOutcome | CompletedToolCall:
+) -> tuple[ToolConfirmationOutcome, ToolInvocation[Any]] | CompletedToolCall:
+    """Ask about the call; the answer and the invocation to run (rebuilt after a modify)."""
     mode = config.approval_mode
     if mode is ApprovalMode.PLAN and details.type not in ("info", "plan"):
         return _failed(
@@ -229,7 +249,7 @@ async def _decide(
             display=messages.PLAN_MODE_BLOCKED_DISPLAY,
         )
     if mode is ApprovalMode.AUTO_EDIT and details.type in ("edit", "info"):
-        return ToolConfirmationOutcome.PROCEED_ONCE
+        return ToolConfirmationOutcome.PROCEED_ONCE, invocation
     if confirm is None:
         return _failed(
             request,
@@ -237,10 +257,22 @@ async def _decide(
             ToolErrorType.EXECUTION_DENIED,
             tool=tool,
         )
-    outcome, payload = await confirm(request, details)
-    if signal.aborted:
-        return _cancelled(request, messages.CANCELLED_DURING_APPROVAL, tool=tool, outcome=outcome)
-    await details.on_confirm(outcome, payload)
+    while True:
+        outcome, payload = await confirm(request, details)
+        if signal.aborted:
+            return _cancelled(
+                request, messages.CANCELLED_DURING_APPROVAL, tool=tool, outcome=outcome
+            )
+        await details.on_confirm(outcome, payload)
+        if outcome is not ToolConfirmationOutcome.MODIFY_WITH_EDITOR:
+            break
+        if details.type != "edit" or not is_modifiable(tool):
+            continue
+        modified = await _modify(tool, request, invocation, details, signal)
+        if isinstance(modified, CompletedToolCall):
+            return modified
+        if modified is not None:
+            invocation, details = modified
     if not outcome.proceeds:
         reason = (payload.cancel_message if payload else None) or messages.USER_DID_NOT_ALLOW
         display: ToolResultDisplay | None = None
@@ -256,7 +288,46 @@ async def _decide(
             )
         return _cancelled(request, reason, tool=tool, display=display, outcome=outcome)
     remember_always_allow(config, tool, details, outcome)
-    return outcome
+    return outcome, invocation
+
+
+async def _modify(
+    tool: BaseDeclarativeTool[Any],
+    request: ToolCallRequest,
+    invocation: ToolInvocation[Any],
+    details: ToolCallConfirmationDetails,
+    signal: AbortSignal,
+) -> tuple[ToolInvocation[Any], ToolCallConfirmationDetails] | CompletedToolCall | None:
+    """Run the user's editor on the proposal; the rebuilt call, or ``None`` if nothing changed.
+
+    No editor configured, or an editor that fails, leaves the proposal as it was (the user is
+    asked again). A rebuild that fails validation ends the call with an error; the rebuilt
+    call's confirmation details replace the old ones (kept if it no longer asks).
+    """
+    from .modify import EditorError, modify_with_editor
+
+    params = invocation.params
+    if not isinstance(params, dict):
+        return None
+    try:
+        updated = await modify_with_editor(cast(ModifiableTool, tool), params, signal)
+    except AbortError:
+        return _cancelled(request, messages.CANCELLED_DURING_APPROVAL, tool=tool)
+    except (EditorError, OSError) as exc:
+        _log.warning("modify with editor failed: %s", exc)
+        return None
+    if updated is None:
+        return None
+    try:
+        rebuilt = tool.build(updated)
+    except ToolParamsError as exc:
+        return _failed(request, str(exc), ToolErrorType.INVALID_TOOL_PARAMS, tool=tool)
+    new_details = await _confirmation_details(tool, rebuilt, request, signal)
+    if isinstance(new_details, CompletedToolCall):
+        return new_details
+    if new_details is False:
+        new_details = details
+    return rebuilt, new_details
 
 
 async def _execute(

@@ -3,6 +3,9 @@
 * :class:`ReadFileTool` — ``read_file`` (display name ``ReadFile``, kind ``read``)
 * :class:`ListDirectoryTool` — ``list_directory`` (``ListFiles``, ``search``)
 * :class:`GlobTool` — ``glob`` (``Glob``, ``search``)
+* :class:`WriteFileTool` — ``write_file`` (``WriteFile``, ``edit``)
+* :class:`EditTool` — ``edit`` (``Edit``, ``edit``)
+* :class:`ReadManyFilesTool` — ``read_many_files`` (``ReadManyFiles``, ``read``)
 
 :func:`create_builtin_tools` builds one of each for a :class:`~qwen_tools._config.config.Config`.
 """
@@ -14,13 +17,31 @@ from typing import Any
 from qwen_tools._config.config import Config
 from qwen_tools._contract.declarative import BaseDeclarativeTool
 
+from .edit import EditTool
 from .glob import GlobTool
 from .list_directory import ListDirectoryTool
 from .read_file import ReadFileTool
+from .read_many_files import ReadManyFilesTool
+from .write_file import WriteFileTool
 
-__all__ = ["GlobTool", "ListDirectoryTool", "ReadFileTool", "create_builtin_tools"]
+__all__ = [
+    "EditTool",
+    "GlobTool",
+    "ListDirectoryTool",
+    "ReadFileTool",
+    "ReadManyFilesTool",
+    "WriteFileTool",
+    "create_builtin_tools",
+]
 
 
 def create_builtin_tools(config: Config) -> list[BaseDeclarativeTool[Any]]:
     """One instance of every built-in tool, bound to ``config``."""
-    return [ReadFileTool(config), ListDirectoryTool(config), GlobTool(config)]
+    return [
+        ReadFileTool(config),
+        ListDirectoryTool(config),
+        GlobTool(config),
+        WriteFileTool(config),
+        EditTool(config),
+        ReadManyFilesTool(config),
+    ]

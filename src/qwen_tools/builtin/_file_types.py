@@ -12,15 +12,16 @@ Detection follows Qwen Code's order:
 5. Otherwise the first 4 KiB decide: a NUL byte or more than 30 % control bytes make it
    binary, a byte-order mark makes it text.
 
-Decoding: a BOM selects UTF-8/16/32 (and is dropped); valid UTF-8 is taken as is; otherwise a
-legacy encoding guessed by ``charset_normalizer`` is used when the guess is backed by evidence
-(a multi-byte East Asian encoding, or a recognised language); else UTF-8 with U+FFFD.
+Decoding lives in :mod:`qwen_tools._fs.text_file`; ``decode_text`` and ``detect_bom`` are
+re-exported here.
 """
 
 from __future__ import annotations
 
 import os
 from typing import Literal, TypeAlias
+
+from qwen_tools._fs.text_file import decode_text, detect_bom
 
 __all__ = [
     "FileType",
@@ -121,17 +122,6 @@ _KNOWN_TEXT_NAMES = _words(
 _SNIFFED_IMAGE_TYPES = frozenset({"image/gif", "image/jpeg", "image/png", "image/webp"})
 _IMAGE_MAX_SOURCE_BYTES = 100 * 1024 * 1024
 
-# Legacy encodings worth guessing, and the multi-byte ones whose detection is structural.
-_LEGACY_CANDIDATES = sorted(
-    _words(
-        """
-        cp1252 latin_1 cp1250 cp1251 cp1253 cp1254 cp1255 cp1256 iso8859_2 iso8859_5 iso8859_7
-        iso8859_9 koi8_r shift_jis cp932 euc_jp euc_kr cp949 gb2312 gb18030 big5
-        """
-    )
-)
-_MULTIBYTE = _words("shift_jis cp932 euc_jp euc_kr cp949 gb2312 gb18030 big5")
-
 
 def js_extname(path: str) -> str:
     """Node's ``path.extname``: ``""`` for ``.gitignore`` and names without a dot."""
@@ -160,21 +150,6 @@ def media_mime_type(path: str) -> str:
         or _EXTRA_MEDIA_TYPES.get(js_extname(path).lower())
         or "application/octet-stream"
     )
-
-
-def detect_bom(data: bytes) -> tuple[str, int] | None:
-    """``(codec, BOM length)`` when ``data`` starts with a UTF-8/16/32 byte-order mark."""
-    if data[:4] == b"\xff\xfe\x00\x00":
-        return "utf-32-le", 4
-    if data[:4] == b"\x00\x00\xfe\xff":
-        return "utf-32-be", 4
-    if data[:3] == b"\xef\xbb\xbf":
-        return "utf-8", 3
-    if data[:2] == b"\xff\xfe":
-        return "utf-16-le", 2
-    if data[:2] == b"\xfe\xff":
-        return "utf-16-be", 2
-    return None
 
 
 def _looks_like_text(data: bytes) -> bool:
@@ -267,53 +242,3 @@ def detect_file_type(path: str) -> FileType:
     if ext in _KNOWN_TEXT_EXTENSIONS or os.path.basename(path) in _KNOWN_TEXT_NAMES:
         return "text"
     return "binary" if _sniff_binary(path) else "text"
-
-
-def _decode_utf32(data: bytes, codec: str) -> str:
-    usable = data[: len(data) - len(data) % 4]
-    try:
-        return usable.decode(codec)
-    except UnicodeDecodeError:
-        order: Literal["little", "big"] = "little" if codec.endswith("le") else "big"
-        chars = []
-        for i in range(0, len(usable), 4):
-            cp = int.from_bytes(usable[i : i + 4], order)
-            chars.append(chr(cp) if cp <= 0x10FFFF and not 0xD800 <= cp <= 0xDFFF else "\ufffd")
-        return "".join(chars)
-
-
-def _guess_legacy(data: bytes) -> str | None:
-    from charset_normalizer import from_bytes
-
-    best = from_bytes(data, cp_isolation=_LEGACY_CANDIDATES).best()
-    if best is None:
-        return None
-    if best.encoding in _MULTIBYTE or best.coherence > 0:
-        return str(best.encoding)
-    return None
-
-
-def decode_text(data: bytes) -> str:
-    """Decode file bytes as read_file does (see the module docstring)."""
-    if not data:
-        return ""
-    bom = detect_bom(data)
-    if bom is not None:
-        codec, length = bom
-        body = data[length:]
-        if codec.startswith("utf-32"):
-            return _decode_utf32(body, codec)
-        if codec.startswith("utf-16"):
-            body = body[: len(body) - len(body) % 2]
-        return body.decode(codec, "replace")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        pass
-    encoding = _guess_legacy(data)
-    if encoding is not None:
-        try:
-            return data.decode(encoding)
-        except (UnicodeDecodeError, LookupError):
-            pass
-    return data.decode("utf-8", "replace")

@@ -22,17 +22,13 @@ the workspace.
 from __future__ import annotations
 
 import os
-import re
 import stat
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeAlias
+from typing import Any, ClassVar
 
 import anyio
-import bracex
-from wcmatch import fnmatch
-from wcmatch import glob as wcglob
 
 from qwen_tools._config.config import Config
 from qwen_tools._contract.abort import AbortSignal
@@ -43,10 +39,10 @@ from qwen_tools._contract.kinds import Kind
 from qwen_tools._contract.results import ToolResult
 
 from ._collation import collation_key
+from ._glob_patterns import Globstar, Segment, compile_glob, escape_glob, globstar_closure
 from ._paths import (
     format_display_path,
     js_join,
-    js_resolve,
     js_trim,
     node_error_message,
     resolve_path,
@@ -58,9 +54,6 @@ __all__ = ["GlobTool"]
 MAX_FILE_COUNT = 100
 MAX_COLLECTED = MAX_FILE_COUNT * 10
 _RECENT_MS = 24 * 60 * 60 * 1000
-_FLAGS = fnmatch.DOTMATCH | fnmatch.IGNORECASE | fnmatch.EXTMATCH | fnmatch.FORCEUNIX
-_MAGIC = wcglob.EXTGLOB | wcglob.BRACE
-_ESCAPABLE = re.compile(r"[?*()\[\]\\]")
 _ABORTED = "This operation was aborted"
 
 _DESCRIPTION = (
@@ -87,17 +80,6 @@ _SCHEMA: dict[str, Any] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class _Globstar:
-    """A ``**`` segment; unless it starts the pattern it may enter one symlinked directory."""
-
-    follows_link: bool
-
-
-_Segment: TypeAlias = "fnmatch.WcMatcher[str] | _Globstar"
-"""A compiled path segment: a name matcher or ``**``."""
-
-
 @dataclass(slots=True)
 class _Match:
     """A matching file and its modification time (of the link itself for symlinks)."""
@@ -108,63 +90,6 @@ class _Match:
 
 class _Aborted(Exception):
     """The abort signal fired during the walk."""
-
-
-def _escape(pattern: str) -> str:
-    """Escape ``?*()[]\\`` as node-glob's ``escape`` does (braces still expand)."""
-    return _ESCAPABLE.sub(r"\\\g<0>", pattern)
-
-
-def _compile(
-    pattern: str, search_dir: str, inside: Callable[[str], bool]
-) -> list[tuple[str, tuple[_Segment, ...]]]:
-    """``(start directory, segments)`` for each brace alternative of ``pattern``.
-
-    Leading ``.``/``..`` segments (and the root of an absolute pattern) move the start
-    directory; literal segments are then taken into it until it lies inside the workspace.
-    """
-    try:
-        alternatives = bracex.expand(pattern, keep_escapes=True)
-    except Exception:
-        alternatives = [pattern]
-    compiled: list[tuple[str, tuple[_Segment, ...]]] = []
-    for alternative in alternatives:
-        if not alternative or alternative.endswith("/"):
-            continue  # a trailing slash only matches directories, which are never returned
-        parts = alternative.split("/")
-        total = len(parts)
-        base = search_dir
-        if alternative.startswith("/"):
-            base, parts = "/", parts[1:]
-        while parts and parts[0] in (".", ".."):
-            base = js_join(base, parts.pop(0))
-        while len(parts) > 1 and not wcglob.is_magic(parts[0], flags=_MAGIC) and not inside(base):
-            base = js_join(base, parts.pop(0))
-        segments: list[_Segment] = []
-        for offset, part in enumerate(parts, start=total - len(parts)):
-            if part in ("", "."):
-                continue
-            if part == "**":
-                if not segments or not isinstance(segments[-1], _Globstar):
-                    segments.append(_Globstar(follows_link=offset > 0))
-                continue
-            segments.append(fnmatch.compile(part, flags=_FLAGS))
-        if segments:
-            compiled.append((js_resolve(base), tuple(segments)))
-    return compiled
-
-
-def _closure(states: set[tuple[int, int]], patterns: list[tuple[_Segment, ...]]) -> None:
-    """Let every ``**`` also match zero segments."""
-    pending = list(states)
-    while pending:
-        index, position = pending.pop()
-        segments = patterns[index]
-        if position < len(segments) and isinstance(segments[position], _Globstar):
-            following = (index, position + 1)
-            if following not in states:
-                states.add(following)
-                pending.append(following)
 
 
 class GlobInvocation(BaseToolInvocation[dict[str, Any]]):
@@ -282,17 +207,17 @@ class GlobInvocation(BaseToolInvocation[dict[str, Any]]):
     def _glob_dir(self, search_dir: str, pattern: str, signal: AbortSignal) -> Iterator[_Match]:
         """Matches below ``search_dir``, depth first, names in sorted order."""
         if os.path.exists(js_join(search_dir, pattern)):
-            pattern = _escape(pattern)
+            pattern = escape_glob(pattern)
         inside = self.config.workspace.is_path_within_workspace
-        groups: dict[str, list[tuple[_Segment, ...]]] = {}
-        for base, segments in _compile(pattern, search_dir, inside):
+        groups: dict[str, list[tuple[Segment, ...]]] = {}
+        for base, segments in compile_glob(pattern, search_dir, inside):
             groups.setdefault(base, []).append(segments)
         for base, patterns in groups.items():
             if inside(base):
                 yield from self._walk(base, patterns, signal)
 
     def _walk(
-        self, base: str, patterns: list[tuple[_Segment, ...]], signal: AbortSignal
+        self, base: str, patterns: list[tuple[Segment, ...]], signal: AbortSignal
     ) -> Iterator[_Match]:
         """Walk from ``base`` with one state ``(pattern, segment index)`` per live match."""
 
@@ -303,7 +228,8 @@ class GlobInvocation(BaseToolInvocation[dict[str, Any]]):
             return {(i, p) for i, p in states if p < len(patterns[i])}
 
         start = {(i, 0) for i in range(len(patterns))}
-        _closure(start, patterns)
+        globstar_closure(start, patterns)
+        start = live(start)  # a pattern complete at the base names the base itself: no file
         stack: list[tuple[str, set[tuple[int, int]]]] = [(base, start)]
         while stack:
             if signal.aborted:
@@ -321,7 +247,7 @@ class GlobInvocation(BaseToolInvocation[dict[str, Any]]):
                 beyond: set[tuple[int, int]] = set()  # past a ``**`` that may enter a link
                 for index, position in states:
                     segment = patterns[index][position]
-                    if isinstance(segment, _Globstar):
+                    if isinstance(segment, Globstar):
                         consumed.add((index, position))
                         if segment.follows_link:
                             beyond.add((index, position + 1))
@@ -330,8 +256,8 @@ class GlobInvocation(BaseToolInvocation[dict[str, Any]]):
                 if not landed and not consumed:
                     continue
                 exact = ends(landed)
-                _closure(landed, patterns)
-                _closure(consumed, patterns)
+                globstar_closure(landed, patterns)
+                globstar_closure(consumed, patterns)
                 try:
                     info = entry.stat(follow_symlinks=False)
                 except OSError:
@@ -351,7 +277,7 @@ class GlobInvocation(BaseToolInvocation[dict[str, Any]]):
                 # A symlinked directory is entered through a name segment, or by a ``**``
                 # that does not start the pattern (which then stops there, as in node-glob),
                 # and only when it points inside the workspace.
-                _closure(beyond, patterns)
+                globstar_closure(beyond, patterns)
                 following = live(landed | beyond)
                 inside = link_to_dir and self.config.workspace.is_path_within_workspace(entry.path)
                 if following and inside:

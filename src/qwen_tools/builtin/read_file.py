@@ -1,17 +1,21 @@
 """``read_file``: the content of one file, windowed for text and inline for media.
 
-Text (Qwen Code 0.24.4 rules): the file is decoded (see :mod:`._file_types`), split on ``\\n``
-and the window ``offset`` … ``offset + limit`` selected (default limit
-``truncate_tool_output_lines``); the selection is capped at ``max(25_000, 4 × threshold)``
-UTF-8 bytes, every line loses its trailing whitespace (so CRLF reads back as LF), and the
-lines are joined under a ``truncate_tool_output_threshold`` character budget; the line that
-overflows it is cut and ends with ``... [truncated]``. A partial result is prefixed with
-``Showing lines A-B of N total lines.\\n\\n---\\n\\n``; a complete one is the bare content.
+The content itself comes from :func:`._file_content.process_file` (the reference's
+``processSingleFileContent``: text windows, notebooks, SVG, binary files, media, PDF). This
+module adds what the tool does around it, as Qwen Code 0.24.4 does:
 
-Other kinds: binary files give ``Cannot display content of binary file: <rel>`` (a success);
-SVG is returned as text up to 1 MB; images (PNG, JPEG, GIF, WebP, BMP), audio, video and PDF
-come back as one :class:`~qwen_tools._contract.parts.InlineDataPart`. Media over 9.9 MB (raw
-or base64-encoded) is refused with ``file_too_large``.
+* **Header.** A text read that does not show the whole file is prefixed with
+  ``Showing lines A-B of N total lines.\n\n---\n\n`` (``of at least N`` when a file over
+  10 MB was streamed and reading stopped early); a complete read is the bare content.
+* **Read cache.** Every successful read is recorded in ``config.session.read_cache``: *full*
+  when the request had no offset, limit or pages and nothing was cut, *cacheable* for plain
+  text (and SVG); image, PDF, binary, notebook, audio and video reads are not cacheable.
+* **"Unchanged" fast path.** A full request for a file whose last read was full, cacheable and
+  not followed by a write, and whose mtime and size are unchanged, returns
+  ``[File <rel> unchanged since last read in this session — …]`` (display
+  ``Unchanged: <rel>``) instead of the content again. A ranged read never takes it.
+* **Notebooks** (``.ipynb``) refuse ``offset``, ``limit`` and ``pages`` with the reference's
+  retry hint.
 
 Deliberate differences from 0.24.4:
 
@@ -20,17 +24,14 @@ Deliberate differences from 0.24.4:
 * ``absolute_path`` is accepted as an alias of ``file_path`` (one of them is required);
 * an ``offset`` at or past the last line is an error of type ``invalid_tool_params``
   (``Offset <o> is beyond the end of the file (<N> total lines).``) instead of an empty window;
-* not yet implemented: the "unchanged since last read" placeholder, notebooks (read as text),
-  PDF text extraction (``pages`` is validated, then the PDF is returned inline), image
-  overviews, and streaming of files over 10 MB (they are read whole, with the byte cap).
+* PDF files are always returned inline (``pages`` selects a page range as a smaller PDF) where
+  0.24.4 extracts their text for models without PDF input; no image overviews are rendered.
 """
 
 from __future__ import annotations
 
-import base64
+import json
 import os
-import re
-import stat
 from typing import Any, ClassVar
 
 import anyio
@@ -38,7 +39,7 @@ import anyio
 from qwen_tools._config.config import Config
 from qwen_tools._contract.abort import AbortSignal
 from qwen_tools._contract.declarative import BaseDeclarativeTool
-from qwen_tools._contract.errors import ToolError, ToolErrorType
+from qwen_tools._contract.errors import ToolErrorType
 from qwen_tools._contract.invocation import (
     BaseToolInvocation,
     ToolInvocation,
@@ -46,33 +47,14 @@ from qwen_tools._contract.invocation import (
     UpdateOutput,
 )
 from qwen_tools._contract.kinds import Kind
-from qwen_tools._contract.parts import InlineDataPart
 from qwen_tools._contract.results import ToolResult
 
-from ._file_types import decode_text, detect_file_type, media_mime_type
-from ._paths import (
-    display_relative,
-    js_to_fixed,
-    js_trim,
-    js_trim_end,
-    make_relative,
-    node_error_message,
-    shorten_path,
-    unescape_path,
-    utf16_len,
-    utf16_prefix,
-)
+from ._file_content import process_file
+from ._file_types import js_extname
+from ._paths import js_resolve, js_trim, make_relative, shorten_path, unescape_path
+from ._pdf import PDF_MAX_PAGES_PER_READ, parse_page_range
 
 __all__ = ["ReadFileTool"]
-
-PDF_MAX_PAGES_PER_READ = 20
-_MAX_PDF_PAGE = 1_000_000
-_SVG_MAX_BYTES = 1024 * 1024
-_MEDIA_MAX_MB = 9.9
-_DEFAULT_RANGE_BYTES = 25_000
-_MARKER = "... [truncated]"
-_OVERVIEW_IMAGES = frozenset({"image/png", "image/jpeg", "image/webp"})
-_INLINE_IMAGES = _OVERVIEW_IMAGES | {"image/gif", "image/bmp"}
 
 _DESCRIPTION = (
     "Returns the content of one file. Give file_path as an absolute path (join the project "
@@ -81,7 +63,10 @@ _DESCRIPTION = (
     "header so you can fetch more with 'offset' (0-based first line) and 'limit' (number of "
     "lines). Images (PNG, JPG, GIF, WEBP, BMP), audio, video and PDF files are returned as "
     "media; SVG files are returned as text. 'pages' selects a PDF page range such as '1-5' "
-    f"(at most {PDF_MAX_PAGES_PER_READ} pages)."
+    f"(at most {PDF_MAX_PAGES_PER_READ} pages); a PDF of more than 10 pages needs it. Jupyter "
+    "notebooks (.ipynb) come back as their cells with outputs; leave offset, limit and pages "
+    "out for them. Reading a file again, unchanged and in full, only returns a short note "
+    "that it is unchanged; ask for an explicit offset/limit to get the text once more."
 )
 
 _SCHEMA: dict[str, Any] = {
@@ -93,12 +78,12 @@ _SCHEMA: dict[str, Any] = {
         },
         "offset": {
             "description": "0-based number of the first line to return (text files). Null "
-            "means from the start.",
+            "means from the start. Leave it out for notebooks.",
             "type": ["integer", "null"],
         },
         "limit": {
             "description": "How many lines to return at most (text files). Null means the "
-            "default window.",
+            "default window. Leave it out for notebooks.",
             "type": ["integer", "null"],
         },
         "pages": {
@@ -114,42 +99,13 @@ _SCHEMA: dict[str, Any] = {
     "type": "object",
 }
 
-_SINGLE = re.compile(r"^([0-9]+)$")
-_RANGE = re.compile(r"^([0-9]+)\s*-\s*([0-9]+)$")
-_OPEN = re.compile(r"^([0-9]+)\s*-$")
-
-
-def parse_page_range(pages: str) -> tuple[int, int | None] | None:
-    """``(first, last)`` for ``'3'`` or ``'1-5'``; ``last`` is ``None`` for ``'3-'``."""
-    text = js_trim(pages)
-    if (match := _OPEN.match(text)) is not None:
-        first = int(match.group(1))
-        return (first, None) if 1 <= first <= _MAX_PDF_PAGE else None
-    if (match := _RANGE.match(text)) is not None:
-        first, last = int(match.group(1)), int(match.group(2))
-        valid = 1 <= first <= last <= _MAX_PDF_PAGE
-        return (first, last) if valid else None
-    if (match := _SINGLE.match(text)) is not None:
-        page = int(match.group(1))
-        return (page, page) if 1 <= page <= _MAX_PDF_PAGE else None
-    return None
-
-
-def _truncate_utf8(text: str, max_bytes: int) -> tuple[str, bool]:
-    """Keep at most ``max_bytes`` UTF-8 bytes, never splitting a character."""
-    encoded = text.encode("utf-8", "surrogatepass")
-    if len(encoded) <= max_bytes:
-        return text, False
-    end = max(max_bytes, 0)
-    while end > 0 and (encoded[end] & 0xC0) == 0x80:
-        end -= 1
-    return encoded[:end].decode("utf-8", "replace"), True
-
-
-def _failure(message: str, llm_content: str, display: str, error_type: ToolErrorType) -> ToolResult:
-    return ToolResult(
-        llm_content=llm_content, return_display=display, error=ToolError(message, error_type)
-    )
+_UNCHANGED = (
+    "[File {rel} unchanged since last read in this session \u2014 the full content was "
+    "provided earlier in this conversation. If you cannot retrieve that prior content (e.g. "
+    "after context compaction) or you suspect the file was modified outside the read/edit "
+    "tools (shell command, MCP tool, another process), re-read with explicit offset/limit to "
+    "fetch current content.]"
+)
 
 
 class ReadFileInvocation(BaseToolInvocation[dict[str, Any]]):
@@ -185,155 +141,40 @@ class ReadFileInvocation(BaseToolInvocation[dict[str, Any]]):
 
     def _read(self) -> ToolResult:
         path: str = self.params["file_path"]
-        rel = display_relative(path, str(self.config.target_dir))
         if not self.config.workspace.is_path_within_workspace(path):
             message = self.config.workspace_error()
             return ToolResult.failure(message, ToolErrorType.PATH_NOT_IN_WORKSPACE)
-        try:
-            return self._read_checked(path, rel)
-        except OSError as exc:
-            message = f"Error reading file {rel}: {node_error_message(exc, 'open', path)}"
-            return ToolResult.failure(message, ToolErrorType.READ_CONTENT_FAILURE)
-
-    def _read_checked(self, path: str, rel: str) -> ToolResult:
-        try:
-            info = os.stat(path)
-        except FileNotFoundError:
-            return _failure(
-                f"File not found: {path}",
-                "Could not read file because no file was found at the specified path.",
-                "File not found.",
-                ToolErrorType.FILE_NOT_FOUND,
-            )
-        except OSError as exc:
-            message = f"Error reading file {rel}: {node_error_message(exc, 'stat', path)}"
-            return ToolResult.failure(message, ToolErrorType.READ_CONTENT_FAILURE)
-        if stat.S_ISDIR(info.st_mode):
-            return _failure(
-                f"Path is a directory, not a file: {path}",
-                "Could not read file because the provided path is a directory, not a file.",
-                "Path is a directory.",
-                ToolErrorType.TARGET_IS_DIRECTORY,
-            )
-        if not stat.S_ISREG(info.st_mode):
-            name = os.path.basename(path)
-            return _failure(
-                f"Not a regular file: {path}",
-                f"Cannot read file: {name} is not a regular file (e.g. device, socket, or pipe).",
-                "Not a regular file.",
-                ToolErrorType.READ_CONTENT_FAILURE,
-            )
-        kind = detect_file_type(path)
-        mime = media_mime_type(path)
-        size_mb = info.st_size / (1024 * 1024)
-        exempt = kind in ("text", "notebook") or (kind == "image" and mime in _OVERVIEW_IMAGES)
-        if size_mb > _MEDIA_MAX_MB and not exempt:
-            return _failure(
-                f"File size exceeds the 10MB limit: {path} ({js_to_fixed(size_mb, 2)}MB)",
-                "File size exceeds the 10MB limit.",
-                "File size exceeds the 10MB limit.",
-                ToolErrorType.FILE_TOO_LARGE,
-            )
-        if kind == "binary":
+        absolute = js_resolve(path)
+        cache = self.config.session.read_cache
+        full_request = not any(k in self.params for k in ("offset", "limit", "pages"))
+        if full_request and cache.is_unchanged_since_full_read(absolute):
+            rel = shorten_path(make_relative(absolute, str(self.config.target_dir)))
             return ToolResult(
-                llm_content=f"Cannot display content of binary file: {rel}",
-                return_display=f"Skipped binary file: {rel}",
+                llm_content=_UNCHANGED.format(rel=rel), return_display=f"Unchanged: {rel}"
             )
-        if kind == "svg":
-            if info.st_size > _SVG_MAX_BYTES:
-                return ToolResult(
-                    llm_content=f"Cannot display content of SVG file larger than 1MB: {rel}",
-                    return_display=f"Skipped large SVG file (>1MB): {rel}",
-                )
-            with open(path, "rb") as fh:
-                content = decode_text(fh.read())
-            return ToolResult(llm_content=content, return_display=f"Read SVG as text: {rel}")
-        if kind == "image" and mime not in _INLINE_IMAGES:
-            return ToolResult(
-                llm_content=f"Image format {mime} ({rel}) cannot be safely sent to the model, "
-                "so its data was omitted from the request. Ask the user for a PNG, JPEG, WebP, "
-                "or GIF version if the image content matters.",
-                return_display=f"Omitted unsupported image format: {rel} ({mime})",
-            )
-        if kind in ("image", "audio", "video", "pdf"):
-            return self._inline(path, rel, kind, mime)
-        return self._read_text(path, rel)
-
-    def _inline(self, path: str, rel: str, kind: str, mime: str) -> ToolResult:
-        with open(path, "rb") as fh:
-            data = base64.b64encode(fh.read()).decode("ascii")
-        encoded_mb = len(data) / (1024 * 1024)
-        if encoded_mb > _MEDIA_MAX_MB:
-            size = js_to_fixed(encoded_mb, 2)
-            return _failure(
-                "File exceeds the 10MB data URI limit after base64 encoding: "
-                f"{path} ({size}MB encoded)",
-                f"File exceeds the 10MB data URI limit after base64 encoding ({size}MB encoded).",
-                "File exceeds the 10MB data URI limit after base64 encoding.",
-                ToolErrorType.FILE_TOO_LARGE,
-            )
-        part = InlineDataPart(
-            mime_type="application/pdf" if kind == "pdf" else mime,
-            data=data,
-            display_name=os.path.basename(path),
+        content = process_file(
+            self.config,
+            path,
+            offset=self.params.get("offset"),
+            limit=self.params.get("limit"),
+            pages=self.params.get("pages"),
         )
-        return ToolResult(llm_content=part, return_display=f"Read {kind} file: {rel}")
-
-    def _read_text(self, path: str, rel: str) -> ToolResult:
-        with open(path, "rb") as fh:
-            lines = decode_text(fh.read()).split("\n")
-        total = len(lines)
-        offset: int = self.params.get("offset") or 0
-        if offset > 0 and offset >= total:
-            message = f"Offset {offset} is beyond the end of the file ({total} total lines)."
-            return ToolResult.failure(message, ToolErrorType.INVALID_TOOL_PARAMS)
-        threshold = self.config.truncate_tool_output_threshold
-        char_limit = threshold if threshold > 0 else None
-        max_bytes = max(_DEFAULT_RANGE_BYTES, threshold * 4) if char_limit else None
-        limit: int | None = self.params.get("limit")
-        if limit is None and self.config.truncate_tool_output_lines > 0:
-            limit = self.config.truncate_tool_output_lines
-        end = total if limit is None else min(offset + limit, total)
-        selected = "\n".join(lines[offset:end])
-        by_bytes = False
-        if max_bytes is not None:
-            selected, by_bytes = _truncate_utf8(selected, max_bytes)
-        body, included, cut = self._budget(selected.split("\n"), char_limit)
-        if by_bytes:
-            if not body.endswith(_MARKER):
-                keep = max(char_limit - len(_MARKER) - 1, 0) if char_limit else utf16_len(body)
-                prefix = utf16_prefix(body, keep)
-                body = prefix + ("" if not prefix or prefix.endswith("\n") else "\n") + _MARKER
-            cut = True
-        last = offset + included
-        if offset == 0 and last >= total and not cut:
-            return ToolResult(llm_content=body, return_display="")
-        display = f"Read lines {offset + 1}-{last} of {total} from {rel}"
-        header = f"Showing lines {offset + 1}-{last} of {total} total lines.\n\n---\n\n"
-        return ToolResult(
-            llm_content=header + body,
-            return_display=display + (" (truncated)" if cut else ""),
+        if content.error is not None:
+            display = content.display or "Error reading file"
+            return ToolResult(content.llm_content, return_display=display, error=content.error)
+        cache.record_read(
+            absolute,
+            full=full_request,
+            cacheable=content.cacheable,
+            truncated=content.is_truncated,
+            stat_result=content.stat_result,
         )
-
-    @staticmethod
-    def _budget(raw_lines: list[str], char_limit: int | None) -> tuple[str, int, bool]:
-        """Join trimmed lines under the character budget: ``(text, lines used, cut?)``."""
-        lines = [js_trim_end(line) for line in raw_lines]
-        if char_limit is None:
-            return "\n".join(lines), len(lines), False
-        kept: list[str] = []
-        used = 0
-        for line in lines:
-            separator = 1 if kept else 0
-            width = utf16_len(line)
-            if used + separator + width <= char_limit:
-                kept.append(line)
-                used += separator + width
-                continue
-            room = max(char_limit - used - separator, 10)
-            kept.append(utf16_prefix(line, room) + _MARKER)
-            return "\n".join(kept), len(kept), True
-        return "\n".join(kept), len(kept), False
+        llm_content = content.llm_content
+        if content.is_truncated and content.lines_shown is not None:
+            first, last = content.lines_shown
+            header = f"Showing lines {first}-{last} of {content.total_label()} total lines."
+            llm_content = f"{header}\n\n---\n\n{llm_content}"
+        return ToolResult(llm_content=llm_content, return_display=content.display)
 
 
 class ReadFileTool(BaseDeclarativeTool[dict[str, Any]]):
@@ -370,6 +211,14 @@ class ReadFileTool(BaseDeclarativeTool[dict[str, Any]]):
                 params["pages"] = pages
             else:
                 del params["pages"]
+        if js_extname(path).lower() == ".ipynb" and any(
+            k in params for k in ("offset", "limit", "pages")
+        ):
+            retry = {"file_path": path, "offset": None, "limit": None, "pages": None}
+            return (
+                "For Jupyter notebooks (.ipynb), omit 'offset', 'limit', and 'pages' or set them "
+                f"to null. Retry with: {json.dumps(retry, separators=(',', ':'), ensure_ascii=False)}"
+            )
         if params.get("offset", 0) < 0:
             return "Offset must be a non-negative integer"
         if params.get("limit", 1) <= 0:
