@@ -376,5 +376,7 @@ async def test_bare_globstar_lists_every_file(ws: Path) -> None:
     touch(ws, "a.txt", 48)
     touch(ws, "sub/b.txt", 48)
     text = model_text(await glob(ws, {"pattern": "**"}))
-    assert text.splitlines()[0].startswith('Found 2 file(s) matching "**" in the workspace directory')
+    assert text.splitlines()[0].startswith(
+        'Found 2 file(s) matching "**" in the workspace directory'
+    )
     assert text.splitlines()[2:] == [str(ws / "a.txt"), str(ws / "sub" / "b.txt")]

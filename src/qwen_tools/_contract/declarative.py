@@ -6,12 +6,12 @@ import copy
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, cast
+from typing import Any, Generic, Literal, cast
 
 from .abort import AbortSignal
 from .errors import StructuredToolError, ToolError, ToolErrorType, ToolParamsError
 from .invocation import ParamsT, ToolInvocation, UpdateOutput
-from .kinds import Kind
+from .kinds import CONCURRENCY_SAFE_KINDS, Kind
 from .results import ToolResult
 from .validation import validate_params
 
@@ -48,6 +48,13 @@ class BaseDeclarativeTool(ABC, Generic[ParamsT]):
     server_name: str | None = None
     """Name of the MCP server that provides this tool (``None`` for everything else)."""
 
+    max_output_chars: float | None = None
+    """Output budget of this tool: ``None`` = the global threshold (chars and lines);
+    ``math.inf`` = the tool bounds its own output (exempt); a number = this many chars."""
+
+    truncate_keep: Literal["head", "tail", "both"] = "both"
+    """Which end of an over-budget output the truncation keeps."""
+
     def __init__(
         self,
         name: str,
@@ -74,6 +81,14 @@ class BaseDeclarativeTool(ABC, Generic[ParamsT]):
     def schema(self) -> FunctionDeclaration:
         """The function declaration handed to the model."""
         return FunctionDeclaration(self.name, self.description, self.parameter_schema)
+
+    def is_concurrency_safe(self, params: ParamsT) -> bool:
+        """Whether this call may run in parallel with its neighbours in a batch.
+
+        By default, tools of kind read, search and fetch are; the shell tool refines this
+        per command.
+        """
+        return self.kind in CONCURRENCY_SAFE_KINDS
 
     # -- validation -------------------------------------------------------------------------
 

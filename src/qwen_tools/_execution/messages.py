@@ -14,6 +14,11 @@ CANCELLED_AFTER_COMPLETION = (
     "Stop and await further instructions; do not retry."
 )
 PLAN_MODE_BLOCKED_DISPLAY = "Plan mode blocked a non-read-only tool call."
+PLAN_MODE_SHELL_BLOCKED = (
+    "Plan mode blocked this shell command because it was classified as state-modifying. Do not "
+    "retry it through wrappers or obfuscation; continue read-only investigation and include the "
+    "action in the plan."
+)
 
 
 def plan_mode_blocked(name: str) -> str:

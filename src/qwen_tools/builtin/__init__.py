@@ -3,6 +3,7 @@
 * :class:`ReadFileTool` — ``read_file`` (display name ``ReadFile``, kind ``read``)
 * :class:`ListDirectoryTool` — ``list_directory`` (``ListFiles``, ``search``)
 * :class:`GlobTool` — ``glob`` (``Glob``, ``search``)
+* :class:`GrepTool` — ``grep_search`` (``Grep``, ``search``)
 * :class:`WriteFileTool` — ``write_file`` (``WriteFile``, ``edit``)
 * :class:`EditTool` — ``edit`` (``Edit``, ``edit``)
 * :class:`ReadManyFilesTool` — ``read_many_files`` (``ReadManyFiles``, ``read``)
@@ -19,6 +20,7 @@ from qwen_tools._contract.declarative import BaseDeclarativeTool
 
 from .edit import EditTool
 from .glob import GlobTool
+from .grep import GrepTool
 from .list_directory import ListDirectoryTool
 from .read_file import ReadFileTool
 from .read_many_files import ReadManyFilesTool
@@ -27,6 +29,7 @@ from .write_file import WriteFileTool
 __all__ = [
     "EditTool",
     "GlobTool",
+    "GrepTool",
     "ListDirectoryTool",
     "ReadFileTool",
     "ReadManyFilesTool",
@@ -41,6 +44,7 @@ def create_builtin_tools(config: Config) -> list[BaseDeclarativeTool[Any]]:
         ReadFileTool(config),
         ListDirectoryTool(config),
         GlobTool(config),
+        GrepTool(config),
         WriteFileTool(config),
         EditTool(config),
         ReadManyFilesTool(config),

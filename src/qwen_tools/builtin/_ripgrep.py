@@ -1,0 +1,289 @@
+"""Run ripgrep for ``grep_search`` the way Qwen Code 0.24.4 does, and the shapes both engines share.
+
+Locating ``rg``: first the binary installed by the ``ripgrep`` wheel (a dependency of this
+package: next to ``sys.executable`` or in the interpreter's ``scripts`` directory), then ``rg``
+on ``PATH``. A candidate is used only when ``rg --version`` exits 0 and prints ``ripgrep…``;
+the choice is made once per process.
+
+Running it (:func:`run_ripgrep`) follows the reference's ``execFile`` call: no shell, the
+project root as working directory (so ``--glob`` patterns with a slash are anchored there),
+stdout parsed as it streams (only ``match`` events are kept), a 10 s timeout (60 s under WSL)
+and a 20,000,000-byte output cap, both of which kill ``rg`` and keep the output received so far
+minus its last, possibly partial, line. Exit code 1 with an empty stderr means "no match"; any
+other failure is reported with Node's wording, ``Command failed: rg <args>\\n<stderr>``. The
+program is always named ``rg`` in that text, whichever binary ran, so both engines agree.
+``RIPGREP_CONFIG_PATH`` is removed from the environment: a user's ripgrep config file would
+change the search in ways the Python engine cannot follow.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import json
+import os
+import shutil
+import signal as signal_module
+import subprocess
+import sys
+import sysconfig
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from qwen_tools._contract.abort import AbortSignal
+
+__all__ = [
+    "ABORTED_MESSAGE",
+    "MAX_BUFFER",
+    "GrepMatch",
+    "SearchOutcome",
+    "SearchRequest",
+    "find_ripgrep",
+    "run_ripgrep",
+    "search_timeout",
+]
+
+MAX_BUFFER = 20_000_000
+ABORTED_MESSAGE = "The operation was aborted"
+MAX_BUFFER_MESSAGE = "stdout maxBuffer length exceeded"
+_MATCH_PREFIX = b'{"type":"match"'
+_CHUNK = 1 << 16
+
+
+def search_timeout() -> float:
+    """Seconds a search may run: 10, or 60 under WSL (as the reference decides)."""
+    return 60.0 if sys.platform == "linux" and os.environ.get("WSL_INTEROP") else 10.0
+
+
+@dataclass(frozen=True, slots=True)
+class SearchRequest:
+    """One search: what ``grep_search`` asks ripgrep (or the Python engine) to do."""
+
+    pattern: str
+    paths: tuple[str, ...]
+    cwd: str
+    glob: str | None = None
+    respect_git_ignore: bool = True
+    ignore_files: tuple[str, ...] = ()
+
+    def rg_args(self, threads: int = 4) -> list[str]:
+        """The arguments after ``rg``, in the reference's order."""
+        args = ["--json", "--no-messages", "--path-separator", "/", "--ignore-case"]
+        args += ["--regexp", self.pattern]
+        if not self.respect_git_ignore:
+            args.append("--no-ignore-vcs")
+        for ignore_file in self.ignore_files:
+            args += ["--ignore-file", ignore_file]
+        if self.glob:
+            args += ["--glob", self.glob]
+        return [*args, "--threads", str(threads), *self.paths]
+
+    def command_failed(self, stderr: str = "") -> str:
+        """Node's message for a failed ``execFile``: ``Command failed: rg …\\n<stderr>``."""
+        return f"Command failed: rg {' '.join(self.rg_args())}\n{stderr}"
+
+
+@dataclass(frozen=True, slots=True)
+class GrepMatch:
+    """One matching line: the path as ripgrep prints it, its number and its text."""
+
+    path: str
+    line: int
+    text: str
+
+
+@dataclass(slots=True)
+class SearchOutcome:
+    """What a search produced.
+
+    ``error`` is the failure message (``Command failed: …``, a timeout, an abort…);
+    ``output_empty`` says whether ripgrep printed nothing at all, in which case the reference
+    reports the error instead of results. ``regex_rejected`` marks a pattern ripgrep refused.
+    """
+
+    matches: list[GrepMatch] = field(default_factory=list)
+    incomplete: bool = False
+    error: str | None = None
+    output_empty: bool = False
+    regex_rejected: bool = False
+
+
+def _decode_match(line: bytes) -> GrepMatch | None:
+    """A ``match`` event as the reference reads it (non-UTF-8 line text becomes empty)."""
+    try:
+        event = json.loads(line)
+        data = event["data"]
+        path_field = data["path"]
+        number = data["line_number"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(number, int) or isinstance(number, bool):
+        return None
+    path = path_field.get("text") if isinstance(path_field, dict) else None
+    if not isinstance(path, str):
+        raw = path_field.get("bytes") if isinstance(path_field, dict) else None
+        if not isinstance(raw, str):
+            return None
+        path = base64.b64decode(raw).decode("utf-8", "replace")
+    lines = data.get("lines")
+    text = lines.get("text") if isinstance(lines, dict) else None
+    text = text if isinstance(text, str) else ""
+    if text.endswith("\n"):
+        text = text[:-2] if text.endswith("\r\n") else text[:-1]
+    return GrepMatch(path, number, text)
+
+
+# -- locating ripgrep ---------------------------------------------------------------------
+
+_selected: list[str | None] = []
+
+
+def _candidates() -> list[str]:
+    names = ("rg.exe", "rg") if os.name == "nt" else ("rg",)
+    dirs = [Path(sys.executable).parent, Path(sysconfig.get_path("scripts"))]
+    found = [str(d / n) for d in dirs for n in names]
+    on_path = shutil.which("rg")
+    return list(dict.fromkeys([*found, *([on_path] if on_path else [])]))
+
+
+def _healthy(command: str) -> bool:
+    try:
+        probe = subprocess.run(
+            [command, "--version"], capture_output=True, timeout=5, stdin=subprocess.DEVNULL
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return probe.returncode == 0 and probe.stdout.startswith(b"ripgrep")
+
+
+def find_ripgrep() -> str | None:
+    """The ``rg`` to use (health-checked once per process), or ``None`` when none works."""
+    if not _selected:
+        _selected.append(
+            next((c for c in _candidates() if os.path.isfile(c) and _healthy(c)), None)
+        )
+    return _selected[0]
+
+
+# -- running it ---------------------------------------------------------------------------
+
+
+class _Collector:
+    """Splits streamed stdout into lines, keeps match events, enforces the output cap."""
+
+    def __init__(self) -> None:
+        self.matches: list[GrepMatch] = []
+        self.pending = b""
+        self.total = 0
+        self.kept_output = False  # a complete, non-blank line was received
+        self.overflowed = False
+
+    def feed(self, chunk: bytes) -> None:
+        if self.total + len(chunk) > MAX_BUFFER:
+            chunk = chunk[: MAX_BUFFER - self.total]
+            self.overflowed = True
+        self.total += len(chunk)
+        lines = (self.pending + chunk).split(b"\n")
+        self.pending = lines.pop()
+        for line in lines:
+            if line.startswith(_MATCH_PREFIX) and (match := _decode_match(line)) is not None:
+                self.matches.append(match)
+            if not self.kept_output and line.strip():
+                self.kept_output = True
+
+    def finish(self, keep_last_line: bool) -> bool:
+        """Take the unterminated tail unless the run was cut short; True if output remains."""
+        if keep_last_line and self.pending.strip():
+            self.feed(b"\n")
+        return self.kept_output
+
+
+def _kill(process: asyncio.subprocess.Process) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
+        if os.name == "posix":
+            os.killpg(process.pid, signal_module.SIGKILL)
+        else:
+            process.kill()
+
+
+async def _run_once(
+    command: str, request: SearchRequest, signal: AbortSignal, threads: int
+) -> tuple[SearchOutcome, str]:
+    env = {k: v for k, v in os.environ.items() if k != "RIPGREP_CONFIG_PATH"}
+    process = await asyncio.create_subprocess_exec(
+        command,
+        *request.rg_args(threads),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        cwd=request.cwd,
+        env=env,
+        start_new_session=os.name == "posix",
+    )
+    assert process.stdout is not None
+    assert process.stderr is not None
+    collector = _Collector()
+    stdout, stderr_pipe = process.stdout, process.stderr
+
+    async def pump() -> None:
+        while not collector.overflowed and (chunk := await stdout.read(_CHUNK)):
+            collector.feed(chunk)
+
+    stderr_task = asyncio.ensure_future(stderr_pipe.read())
+    pump_task = asyncio.ensure_future(pump())
+    abort_task = asyncio.ensure_future(signal.wait())
+    try:
+        done, _ = await asyncio.wait(
+            {pump_task, abort_task}, timeout=search_timeout(), return_when=asyncio.FIRST_COMPLETED
+        )
+        aborted = abort_task in done and not pump_task.done()
+        timed_out = not done
+        if aborted or timed_out or collector.overflowed:
+            _kill(process)
+        with contextlib.suppress(Exception):
+            await pump_task
+        returncode = await process.wait()
+        stderr = (await stderr_task).decode("utf-8", "replace")
+    except BaseException:  # our caller was cancelled: rg must not outlive the call
+        _kill(process)
+        for task in (pump_task, stderr_task):
+            task.cancel()
+        raise
+    finally:
+        abort_task.cancel()
+    outcome = SearchOutcome()
+    cut_short = aborted or timed_out or collector.overflowed
+    has_output = collector.finish(keep_last_line=not cut_short)
+    outcome.matches = collector.matches
+    outcome.output_empty = not has_output
+    if aborted:
+        outcome.error = ABORTED_MESSAGE
+    elif collector.overflowed:
+        outcome.error = MAX_BUFFER_MESSAGE
+    elif timed_out:
+        outcome.error = request.command_failed(stderr)
+    elif returncode != 0 and not (returncode == 1 and not stderr.strip()):
+        outcome.error = request.command_failed(stderr)
+        outcome.regex_rejected = not has_output and "regex" in stderr
+    outcome.incomplete = outcome.error is not None and has_output
+    return outcome, stderr
+
+
+def _thread_eagain(stderr: str) -> bool:
+    lower = stderr.lower()
+    if "os error 11" in lower:
+        return True
+    busy = "resource temporarily unavailable" in lower or "eagain" in lower
+    return busy and ("thread" in lower or "worker" in lower)
+
+
+async def run_ripgrep(command: str, request: SearchRequest, signal: AbortSignal) -> SearchOutcome:
+    """Run ``command`` (an ``rg`` binary) for ``request``; cancelling ``signal`` kills it.
+
+    A failure to start a thread (EAGAIN) is retried once with ``--threads 1``.
+    """
+    outcome, stderr = await _run_once(command, request, signal, 4)
+    if outcome.error and not signal.aborted and _thread_eagain(stderr):
+        outcome, _ = await _run_once(command, request, signal, 1)
+    return outcome
