@@ -72,9 +72,17 @@ async def _run_one(
     live: bool,
 ) -> CompletedToolCall:
     from .._contract.abort import AbortController
-    from .._execution.tool_call import run_tool_call
+    from .._execution.scheduler import ToolCallEvent, ToolScheduler
 
     controller = AbortController()
+    scheduler = ToolScheduler(session.registry, session.config, confirm=confirm)
+    if live:
+
+        def show(event: ToolCallEvent) -> None:
+            if event.output is not None:
+                _live_output(event.output)
+
+        scheduler.subscribe(show)
     loop = asyncio.get_running_loop()
     installed = False
     try:
@@ -83,14 +91,8 @@ async def _run_one(
     except (NotImplementedError, RuntimeError, ValueError):
         pass
     try:
-        return await run_tool_call(
-            session.registry,
-            session.config,
-            request,
-            controller.signal,
-            confirm=confirm,
-            update_output=_live_output if live else None,
-        )
+        (completed,) = await scheduler.schedule([request], controller.signal)
+        return completed
     finally:
         if installed:
             loop.remove_signal_handler(os_signal.SIGINT)

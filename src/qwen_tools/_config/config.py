@@ -68,6 +68,7 @@ class Config:
         )
         self.session_id = session_id or uuid.uuid4().hex
         self.session = SessionState()
+        self._temp_dir_cache: tuple[str | None, Path] | None = None
 
     @classmethod
     def load(
@@ -111,10 +112,15 @@ class Config:
 
     def get_project_temp_dir(self) -> Path:
         """``<qwen home>/tmp/<sha256 of the project root>``, where large outputs are saved."""
-        digest = hashlib.sha256(str(self.target_dir).encode()).hexdigest()
         runtime = os.environ.get("QWEN_RUNTIME_DIR")
+        cached = self._temp_dir_cache
+        if cached is not None and cached[0] == runtime:
+            return cached[1]
+        digest = hashlib.sha256(str(self.target_dir).encode()).hexdigest()
         base = Path(runtime) if runtime else self.home_dir
-        return base / "tmp" / digest
+        path = base / "tmp" / digest
+        self._temp_dir_cache = (runtime, path)
+        return path
 
     def workspace_error(self) -> str:
         """The model-facing message for a path outside every workspace directory."""

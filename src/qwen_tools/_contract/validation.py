@@ -8,10 +8,10 @@ the reference runs AJV with ``allErrors: false``.
 
 from __future__ import annotations
 
-import copy
 import json
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .coercion import coerce_params, normalise_integers
@@ -59,32 +59,83 @@ _KEYWORD_ORDER = {
     kw: i for i, kw in enumerate(_UNTYPED + _NUMBER + _STRING + _ARRAY + _OBJECT, start=1)
 }
 
-_validator_cache: dict[str, Validator | None] = {}
+
+@dataclass(slots=True)
+class _Compiled:
+    """The validators of one schema: a fast yes/no check and the message-producing one."""
+
+    schema: Mapping[str, Any]
+    validator: Validator | None
+    fast: Callable[[Any], Any] | None
 
 
-def _compile(schema: Mapping[str, Any]) -> Validator | None:
-    """A cached validator for ``schema``, or ``None`` if the schema itself is invalid."""
-    key = json.dumps(schema, sort_keys=True, default=str)
-    if key in _validator_cache:
-        return _validator_cache[key]
+_cache: dict[int, _Compiled] = {}
+_by_text: dict[str, _Compiled] = {}
+
+
+def _build(schema: Mapping[str, Any]) -> _Compiled:
     from jsonschema import Draft7Validator, Draft202012Validator, FormatChecker
     from jsonschema.exceptions import SchemaError
 
     declared = str(schema.get("$schema", "")).rstrip("#")
-    cls: Any = Draft202012Validator if declared == _DRAFT_2020 else Draft7Validator
-    validator: Validator | None
+    draft_2020 = declared == _DRAFT_2020
+    cls: Any = Draft202012Validator if draft_2020 else Draft7Validator
     try:
         cls.check_schema(schema)
-        validator = cls(schema, format_checker=FormatChecker())
     except SchemaError as exc:
         logger.warning(
             "Skipping parameter validation: the schema does not compile: %s", exc.message
         )
-        validator = None
-    if len(_validator_cache) > 512:
-        _validator_cache.clear()
-    _validator_cache[key] = validator
-    return validator
+        return _Compiled(schema, None, None)
+    fast: Callable[[Any], Any] | None = None
+    if not draft_2020:
+        try:
+            import fastjsonschema
+
+            fast = fastjsonschema.compile(dict(schema), use_default=False)
+        except Exception:  # unsupported construct: the slow path decides alone
+            fast = None
+    return _Compiled(schema, cls(schema, format_checker=FormatChecker()), fast)
+
+
+def _compiled(schema: Mapping[str, Any]) -> _Compiled:
+    """Validators for ``schema``, cached by identity (tools keep their schema for life)."""
+    hit = _cache.get(id(schema))
+    if hit is not None and hit.schema is schema:
+        return hit
+    key = json.dumps(schema, sort_keys=True, default=str)
+    compiled = _by_text.get(key)
+    if compiled is None:
+        if len(_by_text) > 512:
+            _by_text.clear()
+            _cache.clear()
+        compiled = _by_text[key] = _build(schema)
+    _cache[id(schema)] = _Compiled(schema, compiled.validator, compiled.fast)
+    return _cache[id(schema)]
+
+
+def _compile(schema: Mapping[str, Any]) -> Validator | None:
+    """The message-producing validator of ``schema``, or ``None`` if the schema is invalid."""
+    return _compiled(schema).validator
+
+
+def _clone(value: Any) -> Any:
+    """A deep copy of JSON-like data (much cheaper than ``copy.deepcopy``)."""
+    if isinstance(value, dict):
+        return {k: _clone(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clone(v) for v in value]
+    return value
+
+
+def _has_float(value: Any) -> bool:
+    if isinstance(value, float):
+        return True
+    if isinstance(value, dict):
+        return any(_has_float(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_float(v) for v in value)
+    return False
 
 
 def _js(value: Any) -> str:
@@ -277,11 +328,21 @@ def validate_params(
     """
     if not isinstance(params, Mapping):
         return {}, "Value of params must be an object"
-    data: dict[str, Any] = copy.deepcopy(dict(params))
+    data: dict[str, Any] = _clone(dict(params))
     if not schema:
         return data, None
-    if _compile(schema) is None:
+    compiled = _compiled(schema)
+    if compiled.validator is None:
         return data, None
+    if compiled.fast is not None:
+        try:
+            compiled.fast(data)
+        except Exception:
+            pass  # invalid (or a checker quirk): the slow path decides and words the error
+        else:
+            if _has_float(data):
+                normalise_integers(data, dict(schema))
+            return data, None
     error = schema_error(schema, data)
     if error is not None:
         coerce_params(data, dict(schema))

@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from .._contract.abort import AbortSignal
 from .._contract.confirmation import (
@@ -36,6 +36,8 @@ from .tool_call import PreparedCall, ResultHook, approve_call, execute_call, pre
 
 if TYPE_CHECKING:
     from .._config.config import Config
+    from .._contract.declarative import BaseDeclarativeTool
+    from .._contract.results import ToolResult
     from .._registry.registry import ToolRegistry
 
 
@@ -64,7 +66,7 @@ class ToolCallEvent:
 
 
 EventListener = Callable[[ToolCallEvent], None]
-CompletionHook = Callable[[CompletedToolCall], None]
+CompletionHook = Callable[[CompletedToolCall], object]
 
 
 def _default_concurrency() -> int:
@@ -84,18 +86,61 @@ class ToolScheduler:
         *,
         confirm: ConfirmationHandler | None = None,
         max_concurrency: int | None = None,
+        output_budget: bool = True,
         on_result: ResultHook | None = None,
         on_complete: CompletionHook | None = None,
-        batch_budget: Callable[[list[CompletedToolCall]], None] | None = None,
+        telemetry: CompletionHook | Literal["default"] | None = "default",
     ) -> None:
+        """Configure the scheduler.
+
+        ``output_budget`` applies the reference's truncation of large results (per call and per
+        batch). ``on_result`` transforms successful results after that; ``on_complete`` sees
+        every finished call; ``telemetry`` receives one event per finished call (by default a
+        :class:`~qwen_tools._execution.telemetry.TelemetryHook` logging to ``qwen_tools.telemetry``).
+        """
         self.registry = registry
         self.config = config
         self.confirm = confirm
         self.max_concurrency = max_concurrency or _default_concurrency()
-        self.on_result = on_result
+        self.output_budget = output_budget
+        self.user_on_result = on_result
         self.on_complete = on_complete
-        self.batch_budget = batch_budget
+        if telemetry == "default":
+            from .telemetry import TelemetryHook
+
+            self.telemetry: CompletionHook | None = TelemetryHook()
+        else:
+            self.telemetry = telemetry
         self._listeners: list[EventListener] = []
+
+    def on_result(
+        self, tool: BaseDeclarativeTool[Any], call_id: str, result: ToolResult
+    ) -> ToolResult:
+        """The success-path transformation: output budget, then the user's hook."""
+        if self.output_budget:
+            from .output_budget import apply_output_budget
+
+            result = apply_output_budget(tool, call_id, result, self.config)
+        if self.user_on_result is not None:
+            result = self.user_on_result(tool, call_id, result)
+        return result
+
+    def finish_batch(self, done: list[CompletedToolCall]) -> None:
+        """Apply the per-batch budget to the responses of a finished batch."""
+        budget = self.config.settings.tool_output_batch_budget
+        if not self.output_budget or budget <= 0 or not done:
+            return
+        total = 0
+        for completed in done:
+            text = completed.response.output or completed.response.error or ""
+            total += len(text)
+        if total <= budget:
+            return
+        from .output_budget import apply_batch_budget
+
+        responses = apply_batch_budget([c.response for c in done], budget, self.config)
+        for completed, response in zip(done, responses, strict=True):
+            completed.response = response
 
     def subscribe(self, listener: EventListener) -> Callable[[], None]:
         """Receive every event of every batch; returns a function that unsubscribes."""
@@ -135,6 +180,7 @@ class _Batch:
         self.results: list[CompletedToolCall | None] = [None] * len(requests)
         self.started = [0.0] * len(requests)
         self.approvals: list[asyncio.Future[CompletedToolCall | None]] = []
+        self.decided: list[CompletedToolCall | None] = []
         self.prompt_lock = asyncio.Lock()
 
     def emit(self, index: int, status: ToolCallStatus, **extra: Any) -> None:
@@ -145,12 +191,13 @@ class _Batch:
         completed.duration_ms = (time.monotonic() - self.started[index]) * 1000
         self.results[index] = completed
         self.emit(index, ToolCallStatus(completed.status), completed=completed)
+        if self.owner.telemetry is not None:
+            self.owner.telemetry(completed)
         if self.owner.on_complete is not None:
             self.owner.on_complete(completed)
 
     async def run(self) -> list[CompletedToolCall]:
         prepared: list[PreparedCall | None] = []
-        loop = asyncio.get_running_loop()
         for index, request in enumerate(self.requests):
             self.started[index] = time.monotonic()
             self.emit(index, ToolCallStatus.VALIDATING)
@@ -160,19 +207,35 @@ class _Batch:
                 prepared.append(None)
             else:
                 prepared.append(outcome)
-            self.approvals.append(loop.create_future())
-        approver = asyncio.ensure_future(self.approve_all(prepared))
-        try:
+        if self.owner.confirm is None:
+            # Nobody to ask: approvals never wait for a person, so decide them all up front.
+            for index, call in enumerate(prepared):
+                self.decided.append(await self.approve(index, call) if call is not None else None)
             await self.execute_all(prepared)
-        finally:
-            if not approver.done():
-                approver.cancel()
+        else:
+            loop = asyncio.get_running_loop()
+            self.approvals = [loop.create_future() for _ in prepared]
+            approver = asyncio.ensure_future(self.approve_all(prepared))
+            try:
+                await self.execute_all(prepared)
+            finally:
+                if not approver.done():
+                    approver.cancel()
         done = [r for r in self.results if r is not None]
-        if self.owner.batch_budget is not None:
-            self.owner.batch_budget(done)
+        self.owner.finish_batch(done)
         return done
 
     # -- approvals, in order ------------------------------------------------------------
+
+    async def approve(self, index: int, call: PreparedCall) -> CompletedToolCall | None:
+        """The refusal of one call, or ``None`` when it may run."""
+        if self.signal.aborted:
+            return cancelled(call.request, messages.CANCELLED_BEFORE_EXECUTION, tool=call.tool)
+        confirm = self._confirm_for(index) if self.owner.confirm is not None else None
+        refusal = await approve_call(self.owner.config, call, self.signal, confirm)
+        if refusal is None:
+            self.emit(index, ToolCallStatus.SCHEDULED)
+        return refusal
 
     async def approve_all(self, prepared: list[PreparedCall | None]) -> None:
         for index, call in enumerate(prepared):
@@ -180,22 +243,13 @@ class _Batch:
             if call is None:
                 future.set_result(None)
                 continue
-            if self.signal.aborted:
-                future.set_result(
-                    cancelled(call.request, messages.CANCELLED_BEFORE_EXECUTION, tool=call.tool)
-                )
-                continue
-            confirm = self._confirm_for(index) if self.owner.confirm is not None else None
             try:
-                refusal = await approve_call(self.owner.config, call, self.signal, confirm)
+                future.set_result(await self.approve(index, call))
             except BaseException:
                 future.set_result(
                     cancelled(call.request, messages.CANCELLED_DURING_APPROVAL, tool=call.tool)
                 )
                 raise
-            if refusal is None:
-                self.emit(index, ToolCallStatus.SCHEDULED)
-            future.set_result(refusal)
 
     def _confirm_for(self, index: int) -> ConfirmationHandler:
         handler = self.owner.confirm
@@ -241,7 +295,7 @@ class _Batch:
         self, index: int, call: PreparedCall | None, limit: asyncio.Semaphore | None
     ) -> None:
         assert call is not None
-        refusal = await self.approvals[index]
+        refusal = self.decided[index] if self.decided else await self.approvals[index]
         if refusal is not None:
             self.finish(index, refusal)
             return
