@@ -24,7 +24,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .ignore_rules import IgnoreChain, IgnoreMatcher, IgnoreSource, load_ignore_file
+from .ignore_rules import (
+    EntryFilter,
+    IgnoreChain,
+    IgnoreMatcher,
+    IgnoreSource,
+    always_ignored,
+    load_ignore_file,
+    never_ignored,
+)
 
 __all__ = ["QWEN_IGNORE_FILE_NAME", "FileDiscoveryService", "FileFilteringOptions", "FilterReport"]
 
@@ -184,16 +192,21 @@ class FileDiscoveryService:
         """Whether git would ignore ``path`` (always False outside a git repository)."""
         if self._git is None:
             return False
+        matcher = self._git_ignore_matcher()
+        normalised = self._relative(path, is_dir)
+        if normalised is None:
+            return False
+        rel, directory = normalised
+        return "/.git/" in f"/{rel}/" or matcher.ignores(rel, directory)
+
+    def _git_ignore_matcher(self) -> IgnoreMatcher:
+        assert self._git is not None
         if self._git_matcher is None:
             prefix = os.path.relpath(self._roots[0], self._git[0]).replace(os.sep, "/")
             self._git_matcher = IgnoreMatcher(
                 "" if prefix == "." else prefix + "/", self._git_chain
             )
-        normalised = self._relative(path, is_dir)
-        if normalised is None:
-            return False
-        rel, directory = normalised
-        return "/.git/" in f"/{rel}/" or self._git_matcher.ignores(rel, directory)
+        return self._git_matcher
 
     def qwen_ignore_file_names(self) -> list[str]:
         """``.qwenignore`` followed by the valid custom ignore-file names."""
@@ -203,19 +216,23 @@ class FileDiscoveryService:
         self, path: str | os.PathLike[str], is_dir: bool | None = None
     ) -> str | None:
         """The name of the first Qwen ignore file whose patterns ignore ``path``, if any."""
+        matchers = self._qwen_ignore_matchers()
+        if not matchers:
+            return None
+        normalised = self._relative(path, is_dir)
+        if normalised is None:
+            return None
+        rel, directory = normalised
+        return next((n for n, m in matchers if m.ignores(rel, directory)), None)
+
+    def _qwen_ignore_matchers(self) -> list[tuple[str, IgnoreMatcher]]:
         if self._qwen_matchers is None:
             self._qwen_matchers = []
             for name in self.qwen_ignore_file_names():
                 source = load_ignore_file(os.path.join(self._roots[0], name), "", name)
                 if source is not None:
                     self._qwen_matchers.append((name, IgnoreMatcher("", _single(source))))
-        if not self._qwen_matchers:
-            return None
-        normalised = self._relative(path, is_dir)
-        if normalised is None:
-            return None
-        rel, directory = normalised
-        return next((n for n, m in self._qwen_matchers if m.ignores(rel, directory)), None)
+        return self._qwen_matchers
 
     def should_qwen_ignore_file(
         self, path: str | os.PathLike[str], is_dir: bool | None = None
@@ -233,6 +250,36 @@ class FileDiscoveryService:
         if options.respect_git_ignore and self.should_git_ignore_file(path, is_dir):
             return True
         return options.respect_qwen_ignore and self.should_qwen_ignore_file(path, is_dir)
+
+    def entry_filter(
+        self, directory: str, options: FileFilteringOptions = FileFilteringOptions()
+    ) -> EntryFilter:
+        """A test ``(name, is_dir)`` for the entries of one directory, for fast walks.
+
+        ``directory`` is project-relative in POSIX form (``""`` for the root, no leading or
+        trailing ``/``, no ``.`` or ``..`` parts) and names contain no ``/`` or NUL: the test
+        answers ``should_ignore_file(f"{directory}/{name}", options, is_dir)``.
+        """
+        tests: list[EntryFilter] = []
+        if options.respect_git_ignore and self._git is not None:
+            if "/.git/" in f"/{directory}/":
+                return always_ignored
+            git = self._git_ignore_matcher().entry_filter(directory)
+            if git is never_ignored:
+                tests.append(lambda name, _is_dir: name == ".git")
+            else:
+                tests.append(lambda name, is_dir: name == ".git" or git(name, is_dir))
+        if options.respect_qwen_ignore:
+            tests.extend(
+                test
+                for _, matcher in self._qwen_ignore_matchers()
+                if (test := matcher.entry_filter(directory)) is not never_ignored
+            )
+        if not tests:
+            return never_ignored
+        if len(tests) == 1:
+            return tests[0]
+        return lambda name, is_dir: any(test(name, is_dir) for test in tests)
 
     def filter_files_with_report(
         self,

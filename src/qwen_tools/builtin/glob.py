@@ -21,6 +21,7 @@ the workspace.
 
 from __future__ import annotations
 
+import operator
 import os
 import stat
 import time
@@ -31,6 +32,7 @@ from typing import Any, ClassVar
 import anyio
 
 from qwen_tools._config.config import Config
+from qwen_tools._config.ignore_rules import EntryFilter, never_ignored
 from qwen_tools._contract.abort import AbortSignal
 from qwen_tools._contract.declarative import BaseDeclarativeTool
 from qwen_tools._contract.errors import ToolError, ToolErrorType
@@ -39,7 +41,15 @@ from qwen_tools._contract.kinds import Kind
 from qwen_tools._contract.results import ToolResult
 
 from ._collation import collation_key
-from ._glob_patterns import Globstar, Segment, compile_glob, escape_glob, globstar_closure
+from ._glob_patterns import (
+    GlobAutomaton,
+    GlobStep,
+    Segment,
+    State,
+    compile_glob,
+    escape_glob,
+    globstar_closure,
+)
 from ._paths import (
     format_display_path,
     js_join,
@@ -55,6 +65,9 @@ MAX_FILE_COUNT = 100
 MAX_COLLECTED = MAX_FILE_COUNT * 10
 _RECENT_MS = 24 * 60 * 60 * 1000
 _ABORTED = "This operation was aborted"
+_NAME = operator.attrgetter("name")
+_IS_DIR = os.DirEntry.is_dir
+_IS_SYMLINK = os.DirEntry.is_symlink
 
 _DESCRIPTION = (
     "Finds files by name pattern in any size of codebase.\n"
@@ -196,14 +209,6 @@ class GlobInvocation(BaseToolInvocation[dict[str, Any]]):
         display = f"{found} {total} matching file(s)" + (" (truncated)" if truncated else "")
         return ToolResult(llm_content=message, return_display=display, result_file_paths=shown)
 
-    def _ignored(self, path: str, is_dir: bool) -> bool:
-        root = str(self.config.target_dir)
-        relative = os.path.relpath(path, root)
-        if relative == "." or relative == ".." or relative.startswith("../"):
-            return False
-        service = self.config.file_service
-        return service.should_ignore_file(relative, self.config.file_filtering, is_dir)
-
     def _glob_dir(self, search_dir: str, pattern: str, signal: AbortSignal) -> Iterator[_Match]:
         """Matches below ``search_dir``, depth first, names in sorted order."""
         if os.path.exists(js_join(search_dir, pattern)):
@@ -214,75 +219,123 @@ class GlobInvocation(BaseToolInvocation[dict[str, Any]]):
             groups.setdefault(base, []).append(segments)
         for base, patterns in groups.items():
             if inside(base):
-                yield from self._walk(base, patterns, signal)
+                yield from self._walk(base, GlobAutomaton(patterns), signal)
 
-    def _walk(
-        self, base: str, patterns: list[tuple[Segment, ...]], signal: AbortSignal
-    ) -> Iterator[_Match]:
-        """Walk from ``base`` with one state ``(pattern, segment index)`` per live match."""
+    def _entry_filter(self, directory: str) -> EntryFilter:
+        """Which entries of ``directory`` the ignore files hide (none outside the project)."""
+        root = str(self.config.target_dir)
+        if directory == root:
+            relative = ""
+        elif directory.startswith(prefix := root if root.endswith("/") else root + "/"):
+            relative = directory[len(prefix) :]
+        else:
+            return never_ignored
+        return self.config.file_service.entry_filter(relative, self.config.file_filtering)
 
-        def ends(states: set[tuple[int, int]]) -> bool:
-            return any(position == len(patterns[index]) for index, position in states)
+    def _walk(self, base: str, automaton: GlobAutomaton, signal: AbortSignal) -> Iterator[_Match]:
+        """Walk from ``base`` with one state ``(pattern, segment index)`` per live match.
 
-        def live(states: set[tuple[int, int]]) -> set[tuple[int, int]]:
-            return {(i, p) for i, p in states if p < len(patterns[i])}
-
-        start = {(i, 0) for i in range(len(patterns))}
-        globstar_closure(start, patterns)
-        start = live(start)  # a pattern complete at the base names the base itself: no file
-        stack: list[tuple[str, set[tuple[int, int]]]] = [(base, start)]
+        Per directory: one listing, entry kinds from ``d_type``, names tested against the
+        step cached for its set of states; only matched files are stat-ed (for their mtime)
+        and only entries that would be returned or entered are tested against the ignore
+        rules. A directory holding a symlinked directory (or whose entry kinds cannot be
+        read) goes entry by entry instead, applying the symlink rules.
+        """
+        stack: list[tuple[str, frozenset[State]]] = [(base, automaton.start())]
         while stack:
             if signal.aborted:
                 raise _Aborted
             directory, states = stack.pop()
             try:
                 with os.scandir(directory) as listing:
-                    entries = sorted(listing, key=lambda e: e.name)
+                    entries = list(listing)
             except OSError:
                 continue
-            children: list[tuple[str, set[tuple[int, int]]]] = []
-            for entry in entries:
-                landed: set[tuple[int, int]] = set()  # a name segment matched the entry
-                consumed: set[tuple[int, int]] = set()  # a ``**`` swallowed the entry
-                beyond: set[tuple[int, int]] = set()  # past a ``**`` that may enter a link
-                for index, position in states:
-                    segment = patterns[index][position]
-                    if isinstance(segment, Globstar):
-                        consumed.add((index, position))
-                        if segment.follows_link:
-                            beyond.add((index, position + 1))
-                    elif segment.match(entry.name):
-                        landed.add((index, position + 1))
-                if not landed and not consumed:
+            step = automaton.step(states)
+            prefix = directory if directory.endswith("/") else directory + "/"
+            try:  # is_dir() follows symlinks: only a symlinked directory needs more care
+                subdirectories = list(filter(_IS_DIR, entries))
+                plain = not any(map(_IS_SYMLINK, subdirectories))
+            except OSError:
+                plain = False
+            if not plain:
+                yield from self._walk_entries(directory, entries, automaton, step, stack)
+                continue
+            # Any other entry (a symlink too) is matched like a file.
+            dirs = sorted(map(_NAME, subdirectories))
+            names: list[str]
+            if step.consumed_ends:
+                names = list(map(_NAME, entries))
+            elif step.final is not None:
+                names = list(filter(step.final, map(_NAME, entries)))
+            else:
+                names = []
+            if names and dirs:
+                skip = set(dirs)
+                names = [name for name in names if name not in skip]
+            ignored = None
+            children: list[tuple[str, frozenset[State]]] = []
+            for name in dirs:
+                if following := step.descend(name):
+                    if ignored is None:
+                        ignored = self._entry_filter(directory)
+                    if not ignored(name, True):
+                        children.append((prefix + name, following))
+            names.sort()
+            for name in names:
+                if ignored is None:
+                    ignored = self._entry_filter(directory)
+                if ignored(name, False):
                     continue
-                exact = ends(landed)
-                globstar_closure(landed, patterns)
-                globstar_closure(consumed, patterns)
                 try:
-                    info = entry.stat(follow_symlinks=False)
+                    info = os.lstat(prefix + name)
                 except OSError:
                     continue
-                is_dir = stat.S_ISDIR(info.st_mode)
-                if self._ignored(entry.path, is_dir):
-                    continue
-                if is_dir:
-                    if following := live(landed | consumed):
-                        children.append((entry.path, following))
-                    continue
-                # A trailing ``**`` matching nothing needs something to descend into: only
-                # a symlink to a directory qualifies (it is reported, being no directory).
-                link_to_dir = stat.S_ISLNK(info.st_mode) and os.path.isdir(entry.path)
-                if exact or ends(consumed) or (link_to_dir and ends(landed)):
-                    yield _Match(entry.path, info.st_mtime_ns / 1_000_000)
-                # A symlinked directory is entered through a name segment, or by a ``**``
-                # that does not start the pattern (which then stops there, as in node-glob),
-                # and only when it points inside the workspace.
-                globstar_closure(beyond, patterns)
-                following = live(landed | beyond)
-                inside = link_to_dir and self.config.workspace.is_path_within_workspace(entry.path)
-                if following and inside:
-                    children.append((entry.path, following))
+                yield _Match(prefix + name, info.st_mtime_ns / 1_000_000)
             stack.extend(reversed(children))
+
+    def _walk_entries(
+        self,
+        directory: str,
+        entries: list[os.DirEntry[str]],
+        automaton: GlobAutomaton,
+        step: GlobStep,
+        stack: list[tuple[str, frozenset[State]]],
+    ) -> Iterator[_Match]:
+        """One directory holding a symlinked directory, entry by entry."""
+        ignored = self._entry_filter(directory)
+        patterns = automaton.patterns
+        children: list[tuple[str, frozenset[State]]] = []
+        for entry in sorted(entries, key=_NAME):
+            landed = step.landed(entry.name)  # a name segment matched the entry
+            if not landed and not step.consumed:  # nor did a ``**`` swallow it
+                continue
+            exact = automaton.ends(landed)
+            globstar_closure(landed, patterns)
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            is_dir = stat.S_ISDIR(info.st_mode)
+            if ignored(entry.name, is_dir):
+                continue
+            if is_dir:
+                if following := automaton.live(landed | step.consumed):
+                    children.append((entry.path, following))
+                continue
+            # A trailing ``**`` matching nothing needs something to descend into: only
+            # a symlink to a directory qualifies (it is reported, being no directory).
+            link_to_dir = stat.S_ISLNK(info.st_mode) and os.path.isdir(entry.path)
+            if exact or step.consumed_ends or (link_to_dir and automaton.ends(landed)):
+                yield _Match(entry.path, info.st_mtime_ns / 1_000_000)
+            # A symlinked directory is entered through a name segment, or by a ``**``
+            # that does not start the pattern (which then stops there, as in node-glob),
+            # and only when it points inside the workspace.
+            following = automaton.live(landed | step.beyond)
+            inside = link_to_dir and self.config.workspace.is_path_within_workspace(entry.path)
+            if following and inside:
+                children.append((entry.path, following))
+        stack.extend(reversed(children))
 
 
 class GlobTool(BaseDeclarativeTool[dict[str, Any]]):
