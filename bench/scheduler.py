@@ -45,7 +45,9 @@ class NoopInvocation(BaseToolInvocation[dict[str, Any]]):
     def get_description(self) -> str:
         return "noop"
 
-    async def execute(self, signal: AbortSignal, update_output: UpdateOutput | None = None) -> ToolResult:
+    async def execute(
+        self, signal: AbortSignal, update_output: UpdateOutput | None = None
+    ) -> ToolResult:
         return ToolResult(llm_content="ok")
 
 
@@ -70,7 +72,10 @@ def _floor_us(n: int) -> float:
 
 
 async def _per_call_us(scheduler: ToolScheduler, batches: int, size: int) -> float:
-    requests = [[ToolCallRequest("noop", {"text": "x"}, f"c{b}_{i}") for i in range(size)] for b in range(batches)]
+    requests = [
+        [ToolCallRequest("noop", {"text": "x"}, f"c{b}_{i}") for i in range(size)]
+        for b in range(batches)
+    ]
     start = time.perf_counter()
     for batch in requests:
         await scheduler.schedule(batch)
@@ -84,7 +89,12 @@ async def _reads(workdir: Path) -> tuple[float, float]:
         (workdir / f"f{i}.txt").write_text("line\n" * 200)
     config = Config(workdir, approval_mode=ApprovalMode.YOLO)
     scheduler = ToolScheduler(build_registry(config), config)
-    calls = [ToolCallRequest("read_file", {"file_path": str(workdir / f"f{i}.txt"), "offset": 1}, f"r{i}") for i in range(100)]
+    calls = [
+        ToolCallRequest(
+            "read_file", {"file_path": str(workdir / f"f{i}.txt"), "offset": 1}, f"r{i}"
+        )
+        for i in range(100)
+    ]
     start = time.perf_counter()
     await scheduler.schedule(calls)
     parallel = time.perf_counter() - start
@@ -120,9 +130,13 @@ def main() -> None:
     print(f"scheduler, 1 call per batch     : {one:6.1f} µs per call  (target < 25)")
     print(f"scheduler, 100 calls per batch  : {hundred:6.1f} µs per call  (target < 25)")
     print(f"100 read_file, one batch        : {parallel:6.1f} ms")
-    print(f"100 read_file, one per batch    : {serial:6.1f} ms  (parallel speed-up {serial / parallel:.2f}x)")
+    print(
+        f"100 read_file, one per batch    : {serial:6.1f} ms  (parallel speed-up {serial / parallel:.2f}x)"
+    )
     print(f"python -c pass                  : {base:6.1f} ms")
-    print(f"python -c 'import qwen_tools'   : {ours:6.1f} ms  (target < 150; +{ours - base:.1f} ms)")
+    print(
+        f"python -c 'import qwen_tools'   : {ours:6.1f} ms  (target < 150; +{ours - base:.1f} ms)"
+    )
 
 
 if __name__ == "__main__":

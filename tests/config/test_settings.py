@@ -503,6 +503,17 @@ def test_empty_core_is_unset_and_sandbox_normalised(
     assert s.mcp_allowed == expected_mcp_allowed
 
 
+def test_sandbox_network_defaults_off_and_reads_a_boolean(layout: Layout) -> None:
+    assert parse_tool_settings(layout.load()).sandbox_network is False
+    write(layout.user_file, {"tools": {"sandbox": "bwrap", "sandboxNetwork": True}})
+    s = parse_tool_settings(layout.load())
+    assert (s.sandbox, s.sandbox_network) == ("bwrap", True)
+    write(layout.user_file, {"tools": {"sandboxNetwork": "yes"}})
+    with pytest.raises(SettingsError) as info:
+        parse_tool_settings(layout.load())
+    assert info.value.key == "tools.sandboxNetwork"
+
+
 def test_empty_mcp_allowed_admits_nothing(layout: Layout) -> None:
     write(layout.user_file, {"mcp": {"allowed": []}})
     assert parse_tool_settings(layout.load()).mcp_allowed == ()

@@ -1,15 +1,26 @@
 """Per-session state shared by the tools of one ``Config``.
 
 What the user always allowed, which files the model has read (prior-read enforcement and
-read_file's "unchanged" fast path) and the per-file locks that serialise edits.
+read_file's "unchanged" fast path), the per-file locks that serialise edits, and the background
+shells started by ``run_shell_command``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from qwen_tools._fs.locks import FileLocks
 from qwen_tools._fs.read_cache import FileReadCache
+
+if TYPE_CHECKING:
+    from qwen_tools._shell.background import BackgroundShellRegistry
+
+
+def _background_shells() -> BackgroundShellRegistry:
+    from qwen_tools._shell.background import BackgroundShellRegistry
+
+    return BackgroundShellRegistry()
 
 
 @dataclass
@@ -26,3 +37,5 @@ class SessionState:
     """Files read or written this session, for prior-read enforcement."""
     file_locks: FileLocks = field(default_factory=FileLocks)
     """One lock per file, held across an edit's read-modify-write."""
+    background_shells: BackgroundShellRegistry = field(default_factory=_background_shells)
+    """Background shells of this session (``is_background: true``), for ``task_stop``."""

@@ -130,6 +130,7 @@ class ToolSettings:
     permissions_deny: tuple[str, ...] = ()
     shell_default_timeout_ms: int = 120000
     sandbox: str | None = None
+    sandbox_network: bool = False
     web_search: dict[str, Any] = field(default_factory=dict)
     trusted: bool = True
 
@@ -338,6 +339,7 @@ def parse_tool_settings(loaded: LoadedSettings) -> ToolSettings:
             "tools", "shell", "defaultTimeoutMs", default=120000
         ),
         sandbox=_sandbox(r),
+        sandbox_network=r.boolean("tools", "sandboxNetwork", default=False),
         web_search=dict(web_search),
         trusted=loaded.trusted,
     )

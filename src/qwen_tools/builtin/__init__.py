@@ -7,6 +7,8 @@
 * :class:`WriteFileTool` — ``write_file`` (``WriteFile``, ``edit``)
 * :class:`EditTool` — ``edit`` (``Edit``, ``edit``)
 * :class:`ReadManyFilesTool` — ``read_many_files`` (``ReadManyFiles``, ``read``)
+* :class:`ShellTool` — ``run_shell_command`` (``Shell``, ``execute``)
+* :class:`TaskStopTool` — ``task_stop`` (``TaskStop``, ``other``): stops background shells
 
 :func:`create_builtin_tools` builds one of each for a :class:`~qwen_tools._config.config.Config`.
 """
@@ -24,6 +26,8 @@ from .grep import GrepTool
 from .list_directory import ListDirectoryTool
 from .read_file import ReadFileTool
 from .read_many_files import ReadManyFilesTool
+from .shell import ShellTool
+from .task_stop import TaskStopTool
 from .write_file import WriteFileTool
 
 __all__ = [
@@ -33,6 +37,8 @@ __all__ = [
     "ListDirectoryTool",
     "ReadFileTool",
     "ReadManyFilesTool",
+    "ShellTool",
+    "TaskStopTool",
     "WriteFileTool",
     "create_builtin_tools",
 ]
@@ -48,4 +54,6 @@ def create_builtin_tools(config: Config) -> list[BaseDeclarativeTool[Any]]:
         WriteFileTool(config),
         EditTool(config),
         ReadManyFilesTool(config),
+        ShellTool(config),
+        TaskStopTool(config),
     ]

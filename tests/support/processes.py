@@ -1,0 +1,79 @@
+"""Processes started by tests: find them by an environment mark or a process group, and end them.
+
+The shell tests put a unique ``QWEN_TOOLS_TEST_MARK`` in the environment; every process a test
+starts inherits it, so leftovers can be found (and killed by pid) after the test.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+
+MARK_VAR = "QWEN_TOOLS_TEST_MARK"
+
+
+def marked_pids(mark: str) -> list[int]:
+    """Live (non-zombie) processes whose environment carries ``mark``."""
+    needle = f"{MARK_VAR}={mark}".encode()
+    found: list[int] = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as handle:
+                if needle not in handle.read().split(b"\0"):
+                    continue
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                state = handle.read().rsplit(b")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != b"Z":
+            found.append(int(entry))
+    return found
+
+
+def group_members(pgid: int) -> list[int]:
+    """Live processes whose process group is ``pgid``."""
+    members: list[int] = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] != b"Z" and int(fields[2]) == pgid:
+            members.append(int(entry))
+    return members
+
+
+def wait_group_gone(pgid: int, timeout: float = 1.0) -> bool:
+    """Whether every process of group ``pgid`` is gone within ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while group_members(pgid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def wait_until_gone(mark: str, timeout: float = 2.0) -> list[int]:
+    """Poll until no marked process is alive; the survivors after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        alive = marked_pids(mark)
+        if not alive or time.monotonic() > deadline:
+            return alive
+        time.sleep(0.05)
+
+
+def kill_marked(mark: str) -> list[int]:
+    """SIGKILL every marked process (by pid); the pids that were alive."""
+    alive = marked_pids(mark)
+    for pid in alive:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    return alive
