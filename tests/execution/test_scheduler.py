@@ -280,3 +280,44 @@ async def test_completion_hook_sees_every_call(registry: ToolRegistry, config: C
         [call("look", "a"), ToolCallRequest("missing", {}, "b"), call("change", "c")]
     )
     assert finished == ["b", "id-a", "id-c"]
+
+
+class BigTool(BaseDeclarativeTool[dict[str, Any]]):
+    """Returns about 1 MB of text."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "big", "Big", "Prints a lot.", Kind.READ, {"type": "object", "properties": {}}
+        )
+
+    def create_invocation(self, params: dict[str, Any]) -> ToolInvocation[dict[str, Any]]:
+        tool = self
+
+        class Big(BaseToolInvocation[dict[str, Any]]):
+            def get_description(self) -> str:
+                return tool.name
+
+            async def execute(
+                self, signal: AbortSignal, update_output: UpdateOutput | None = None
+            ) -> ToolResult:
+                return ToolResult(llm_content="".join(f"line {i:07d}\n" for i in range(80_000)))
+
+        return Big(params)
+
+
+async def test_a_1mb_output_is_truncated_and_saved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("QWEN_RUNTIME_DIR", str(tmp_path / "runtime"))
+    (tmp_path / "ws").mkdir()
+    config = Config(tmp_path / "ws", approval_mode=ApprovalMode.YOLO)
+    (done,) = await ToolScheduler(ToolRegistry([BigTool()]), config).schedule(
+        [ToolCallRequest("big", {}, "c1")]
+    )
+    text = done.response_text
+    assert len(text) < 40_000
+    assert text.startswith("<persisted-output>\nOutput too large (1016 KB). Full output saved to: ")
+    saved = Path(text.splitlines()[1].rsplit(": ", 1)[1])
+    assert saved.is_file() and saved.stat().st_mode & 0o777 == 0o600
+    assert saved.read_text() == "".join(f"line {i:07d}\n" for i in range(80_000))
+    assert str(config.get_project_temp_dir()) in str(saved)

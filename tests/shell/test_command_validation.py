@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 from qwen_tools._shell.command_analysis import (
     SUBSTITUTION_WARNING,
+    analyze_command,
     foreground_sleep_rejection,
+    strip_shell_wrapper,
     strip_trailing_ampersand,
     validate_command_text,
     validate_shell_command,
@@ -163,6 +169,18 @@ def test_order_of_checks() -> None:
     assert validate_shell_command("a && b", is_background=True) is None
 
 
+def test_wrapper_checks_follow_qwen_code_text_rules() -> None:
+    # Qwen Code strips "bash -c 'S'" at the text level and ignores what follows the script.
+    assert validate_shell_command("bash -c 'ls' &", is_background=True) is None
+    assert validate_shell_command("bash -lc 'sleep 5' && cat f", is_background=False) == (
+        f"Blocked: standalone sleep 5. {SLEEP_HEAD}{STANDALONE}"
+    )
+    assert strip_shell_wrapper('FOO=1 bash -c "ls -la" && rm x') == "ls -la"
+    assert strip_shell_wrapper("sh -o pipefail -c 'a | b'") == "a | b"
+    assert strip_shell_wrapper("  bash script.sh  ") == "bash script.sh"
+    assert strip_shell_wrapper("bash -c") == "bash -c"
+
+
 @pytest.mark.parametrize(
     ("command", "stripped"),
     [
@@ -173,3 +191,39 @@ def test_order_of_checks() -> None:
 )  # fmt: skip
 def test_strip_trailing_ampersand(command: str, stripped: str) -> None:
     assert strip_trailing_ampersand(command) == stripped
+
+
+REFERENCE = Path(__file__).parent / "data" / "qwen_shell_reference.json"
+_CODES = {"empty": EMPTY, "self-kill": SELF_KILL, "bare-amp": BARE_AMP, "no-root": NO_ROOT}
+_GUIDES = {"standalone": STANDALONE, "split": SPLIT, "short": SHORT_REASON, "long": TOO_LONG}
+
+
+def _decode(code: str | None) -> str | None:
+    if code is None or code in _CODES:
+        return _CODES.get(code or "")
+    _, guide, description = code.split(":", 2)
+    return f"Blocked: {description}. {SLEEP_HEAD}{_GUIDES[guide]}"
+
+
+def test_reference_corpus() -> None:
+    """~3000 commands run through Qwen Code 0.24.4's own functions (validation messages,
+    substitution detection, read-only verdict); our deliberate differences are left out."""
+    entries: list[dict[str, Any]] = json.loads(REFERENCE.read_text())
+    mismatches = []
+    for entry in entries:
+        command = entry["command"]
+        analysis = analyze_command(command)
+        got: dict[str, Any] = {
+            "fg": validate_shell_command(command, is_background=False),
+            "bg": validate_shell_command(command, is_background=True),
+            "sub": analysis.has_command_substitution,
+            "ro": analysis.is_read_only,
+        }
+        for key in ("fg", "bg"):
+            if key in entry and got[key] != _decode(entry[key]):
+                mismatches.append((command, key, got[key], entry[key]))
+        for key in ("sub", "ro"):
+            if key in entry and got[key] != entry[key]:
+                mismatches.append((command, key, got[key], entry[key]))
+    assert len(entries) > 2500
+    assert mismatches == []

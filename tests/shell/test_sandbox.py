@@ -17,7 +17,10 @@ import pytest
 from qwen_tools._shell import sandbox
 from qwen_tools._shell.sandbox import SandboxPolicy, SandboxUnavailable, bwrap_path, wrap_command
 
-needs_bwrap = pytest.mark.skipif(bwrap_path() is None, reason="bwrap cannot run here")
+# In CI (CI=true) bubblewrap is installed by scripts/system-deps.sh: never skip there.
+needs_bwrap = pytest.mark.skipif(
+    bwrap_path() is None and not os.environ.get("CI"), reason="bwrap cannot run here"
+)
 
 
 @pytest.fixture
@@ -52,6 +55,7 @@ def test_wrap_command_arguments(workspace: Path, monkeypatch: pytest.MonkeyPatch
     binds = [argv[i + 1] for i, a in enumerate(argv) if a == "--bind"]
     assert binds == [str(workspace), os.path.realpath("/tmp")]
     assert "--unshare-net" in argv and "--unshare-pid" in argv and "--die-with-parent" in argv
+    assert argv[argv.index("--cap-drop") + 1] == "ALL"
     assert "--new-session" not in argv
     assert argv[argv.index("--chdir") + 1] == str(workspace)
     open_net = wrap_command(["true"], SandboxPolicy(("/tmp",), allow_network=True))
@@ -112,6 +116,38 @@ print(attempt("inside.txt"), attempt("/usr/qt-sandbox-probe"),
     finally:
         tmp_file.unlink(missing_ok=True)
     assert not Path("/usr/qt-sandbox-probe").exists()
+
+
+@needs_bwrap
+def test_no_capabilities_so_no_remount(workspace: Path) -> None:
+    probe = Path("/usr") / f"qt-remount-probe-{os.getpid()}"
+    script = f"grep CapEff /proc/self/status; mount -o remount,rw / ; touch {probe}"
+    try:
+        done = run(["bash", "-c", script], SandboxPolicy((str(workspace),)), workspace)
+        assert "CapEff:\t0000000000000000" in done.stdout
+        assert done.returncode != 0
+        assert not probe.exists()
+    finally:
+        probe.unlink(missing_ok=True)
+
+
+def test_unusable_bwrap_is_reported_with_its_error(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    fake = tmp_path / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    bwrap_path.cache_clear()
+    try:
+        with pytest.raises(SandboxUnavailable) as info:
+            wrap_command(["true"], SandboxPolicy(("/tmp",)))
+    finally:
+        bwrap_path.cache_clear()
+    assert str(info.value).startswith(
+        f"The bwrap sandbox cannot run: {fake} cannot create its namespaces here "
+        "(bwrap: No permissions to create new namespace). Install bubblewrap"
+    )
 
 
 @needs_bwrap

@@ -38,6 +38,7 @@ from .text_scan import (
     resolve_parameter_head,
     split_commands,
     strip_trailing_ampersand,
+    strip_wrapper_text,
     tokenize,
 )
 
@@ -73,6 +74,10 @@ TRAILING_AMPERSAND_MESSAGE = (
 )
 NO_COMMAND_ROOT_MESSAGE = "Could not identify command root to obtain permission from user."
 
+# Test and declaration commands: Qwen Code's grammar has no plain command there, so no rule.
+_NO_RULE_ROOTS = frozenset(
+    ("[", "[[", "export", "declare", "local", "readonly", "typeset", "unset")
+)
 # The narrower program list Qwen Code's scheduler uses to run shell calls in parallel.
 _CONCURRENT_ROOTS = READ_ONLY_ROOTS - {
     "less", "more", "printf", "rg", "ripgrep", "sort", "tree", "uniq",
@@ -101,7 +106,7 @@ class CommandAnalysis:
     has_command_substitution: bool
     permission_rules: tuple[str, ...]
     safety: Safety  # of the command as given: what plan mode uses (before the git-config probe)
-    stripped_command: str  # the script of a whole-command ``bash -c`` wrapper, else ``command``
+    stripped_command: str  # script of a whole-command ``bash -c`` wrapper, else the trimmed command
     subcommands: tuple[SubCommand, ...]
     concurrency_safe: bool  # Qwen Code's stricter test for running shell calls in parallel
 
@@ -128,10 +133,21 @@ def _command_root(command: SimpleCommand) -> str | None:
     return None
 
 
+def _script_roots(script: Script) -> list[str]:
+    roots: list[str] = []
+    for command in iter_commands(script):
+        if command.words:
+            roots.append(_command_root(command) or "")
+        for word in () if command.words else command.assignments:
+            for sub in word.subs:  # ``x=$(date)`` runs ``date``
+                roots.extend(_script_roots(sub))
+    return roots
+
+
 def _roots(command: str, script: Script | None) -> tuple[str, ...]:
     if script is None:
         return _dedupe([first_root(part) or "" for part in split_commands(command)])
-    return _dedupe([_command_root(c) or "" for c in iter_commands(script)])
+    return _dedupe(_script_roots(script))
 
 
 def _checked_safety(command: str, script: Script | None) -> Safety:
@@ -151,10 +167,11 @@ def _ast_subcommands(source: str, nodes: Script, outer: Safety = "read-only") ->
         if isinstance(node, SimpleCommand):
             verdict = merge_safety(outer, command_safety(node))
             rule = None
-            if node.words:
+            if node.words and node.words[0].raw not in _NO_RULE_ROOTS:
                 rule = command_rule(node.words[0].raw, [w.raw for w in node.words[1:]])
             text = source[node.start : node.end]
-            found.append(SubCommand(text, _command_root(node), rule, verdict == "read-only"))
+            root = _command_root(node) if node.words else next(iter(_script_roots((node,))), None)
+            found.append(SubCommand(text, root, rule, verdict == "read-only"))
         else:
             inner = merge_safety(outer, redirect_safety(node.redirects))
             found.extend(_ast_subcommands(source, node.children, inner))
@@ -171,7 +188,9 @@ def _text_subcommands(command: str) -> list[SubCommand]:
         tokens = tokenize(part) or []
         while tokens and ENV_ASSIGNMENT.match(tokens[0]):
             tokens.pop(0)
-        rule = command_rule(tokens[0], tokens[1:]) if tokens else None
+        rule = None
+        if tokens and tokens[0] not in _NO_RULE_ROOTS:
+            rule = command_rule(tokens[0], tokens[1:])
         found.append(SubCommand(part, first_root(part), rule, False))
     return found
 
@@ -222,9 +241,10 @@ def _concurrency_safe(script: Script) -> bool:
 @functools.lru_cache(maxsize=1024)
 def analyze_command(command: str) -> CommandAnalysis:
     """Analyse ``command`` (cached). ``$VAR`` command names are resolved from ``os.environ``."""
-    script = parse_script(command)
+    text = command.strip(" \t\r\n")
+    script = parse_script(text)
     inner = _wrapper_script(script)
-    stripped = command if inner is None else inner
+    stripped = text if inner is None else inner
     inner_script = script if inner is None else parse_script(inner)
     substitution = detect_command_substitution(command) or (
         inner is not None and detect_command_substitution(inner)
@@ -239,14 +259,14 @@ def analyze_command(command: str) -> CommandAnalysis:
     return CommandAnalysis(
         command=command,
         parse_ok=script is not None,
-        roots=_roots(command, script),
+        roots=_roots(text, script),
         non_read_only_roots=() if is_read_only else _dedupe([s.root or "" for s in effective]),
         is_read_only=is_read_only,
         has_command_substitution=substitution,
         permission_rules=()
         if is_read_only
         else _dedupe([f"Bash({s.rule})" for s in effective if s.rule]),
-        safety=_checked_safety(command, script),
+        safety=_checked_safety(text, script),
         stripped_command=stripped,
         subcommands=tuple(subs),
         concurrency_safe=is_read_only
@@ -267,8 +287,13 @@ def get_command_roots(command: str) -> list[str]:
 
 
 def strip_shell_wrapper(command: str) -> str:
-    """The script of a whole-command ``bash -c 'SCRIPT'``-style wrapper, else ``command``."""
-    return analyze_command(command).stripped_command
+    """Qwen Code's ``stripShellWrapper`` (text level; what follows the script is ignored).
+
+    The validation guards use it, as Qwen Code does. The read-only decision instead uses
+    :attr:`CommandAnalysis.stripped_command`, which strips only a wrapper that is the whole
+    command.
+    """
+    return strip_wrapper_text(command)
 
 
 def is_read_only_in_directory(command: str, cwd: str) -> bool:
@@ -284,11 +309,14 @@ def is_read_only_in_directory(command: str, cwd: str) -> bool:
 
 
 def classify_in_directory(command: str, cwd: str) -> Safety:
-    """Plan mode's verdict on the command as given: ``read-only``, ``write`` or ``unknown``."""
+    """Plan mode's verdict on the command as given: ``read-only``, ``write`` or ``unknown``.
+
+    May run ``git config`` like :func:`is_read_only_in_directory`.
+    """
     analysis = analyze_command(command)
     if analysis.safety != "read-only":
         return analysis.safety
-    script = parse_script(command)
+    script = parse_script(command.strip(" \t\r\n"))
     return "unknown" if script is None or git_config_makes_unsafe(script, cwd) else "read-only"
 
 
@@ -298,17 +326,16 @@ def validate_command_text(command: str, *, is_background: bool) -> str | None:
         return EMPTY_COMMAND_MESSAGE
     if detect_self_kill(command):
         return SELF_KILL_REJECTION
-    analysis = analyze_command(command)
-    if is_background and has_trailing_background_operator(analysis.stripped_command):
+    if is_background and has_trailing_background_operator(strip_wrapper_text(command)):
         return TRAILING_AMPERSAND_MESSAGE
-    if not analysis.roots:
+    if not analyze_command(command).roots:
         return NO_COMMAND_ROOT_MESSAGE
     return None
 
 
 def foreground_sleep_rejection(command: str) -> str | None:
     """The standalone-sleep block (foreground calls only; checked after ``directory``)."""
-    return blocked_sleep_message(strip_shell_wrapper(command))
+    return blocked_sleep_message(strip_wrapper_text(command))
 
 
 def validate_shell_command(command: str, *, is_background: bool) -> str | None:

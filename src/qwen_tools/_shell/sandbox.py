@@ -9,7 +9,9 @@ Process control: the caller starts ``bwrap`` in a new session/process group as u
 pass ``--new-session``: it would move the sandboxed processes into a session of their own,
 out of reach of ``killpg`` on bwrap's group (they would survive a cancel). The caller's own
 ``setsid`` already detaches the command from the user's terminal. ``--die-with-parent`` and the
-PID namespace make sure nothing outlives bwrap even if only bwrap itself is killed. A command
+PID namespace make sure nothing outlives bwrap even if only bwrap itself is killed.
+All capabilities are dropped: bwrap run as root would otherwise keep them, and a
+``mount -o remount,rw /`` inside would undo the read-only view. A command
 killed by a signal makes bwrap exit with ``128 + signal`` (e.g. 137), not by the signal itself.
 Daemons a command starts with ``&`` end when the command ends (the namespace goes away).
 
@@ -40,7 +42,7 @@ INSTALL_HINT = (
     'namespaces are allowed, or remove "sandbox": "bwrap" from the "tools" settings.'
 )
 _BASE_ARGS = ("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
-_ISOLATION_ARGS = ("--unshare-pid", "--die-with-parent")
+_ISOLATION_ARGS = ("--unshare-pid", "--die-with-parent", "--cap-drop", "ALL")
 
 
 class SandboxUnavailable(Exception):
@@ -74,12 +76,18 @@ class SandboxPolicy:
         return cls(tuple(dict.fromkeys(dirs)), allow_network)
 
 
+_probe_errors: dict[str, str] = {}
+
+
 def _probe(path: str) -> bool:
     argv = [path, *_BASE_ARGS, *_ISOLATION_ARGS, "--unshare-net", "--", "true"]
     try:
-        done = subprocess.run(argv, capture_output=True, timeout=10, check=False)
-    except (OSError, subprocess.SubprocessError):
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        _probe_errors[path] = str(exc)
         return False
+    if done.returncode != 0:
+        _probe_errors[path] = done.stderr.strip() or f"exit status {done.returncode}"
     return done.returncode == 0
 
 
@@ -88,6 +96,14 @@ def bwrap_path() -> str | None:
     """The path of a ``bwrap`` that can create its namespaces here, else ``None`` (probed once)."""
     path = shutil.which("bwrap")
     return path if path is not None and _probe(path) else None
+
+
+def _unavailable_reason() -> str:
+    path = shutil.which("bwrap")
+    if path is None:
+        return "bwrap was not found on PATH"
+    detail = _probe_errors.get(path)
+    return f"{path} cannot create its namespaces here" + (f" ({detail})" if detail else "")
 
 
 def _writable_binds(dirs: Iterable[str]) -> list[str]:
@@ -110,12 +126,7 @@ def wrap_command(argv: list[str], policy: SandboxPolicy, *, cwd: str | None = No
     """
     path = bwrap_path()
     if path is None:
-        reason = (
-            "bwrap was not found on PATH"
-            if shutil.which("bwrap") is None
-            else ("bwrap is installed but cannot create namespaces here")
-        )
-        raise SandboxUnavailable(reason)
+        raise SandboxUnavailable(_unavailable_reason())
     args = [path, *_BASE_ARGS, *_writable_binds(policy.writable_dirs), *_ISOLATION_ARGS]
     if not policy.allow_network:
         args.append("--unshare-net")

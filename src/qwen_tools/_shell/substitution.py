@@ -3,14 +3,14 @@
 ``$(…)``, backticks, ``<(…)``, ``>(…)`` and ``${name@P}`` run code while a command is expanded;
 Qwen Code asks before any of them. Single quotes, comments and heredocs with a quoted
 delimiter are inert; unquoted heredoc bodies are scanned line by line. This module also rewrites
-quoted heredoc delimiters for bashlex, which cannot parse them.
+quoted heredoc delimiters and arithmetic expansions for bashlex, which cannot parse them.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["detect_command_substitution", "normalize_heredoc_delimiters"]
+__all__ = ["detect_command_substitution", "prepare_for_bashlex"]
 
 _AT_P = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*@P\}")
 
@@ -166,27 +166,72 @@ def detect_command_substitution(command: str) -> bool:
     return False
 
 
-def normalize_heredoc_delimiters(command: str) -> tuple[str, frozenset[int]]:
-    """Rewrite ``<<'EOF'`` / ``<<"EOF"`` / ``<<\\EOF`` as ``<<EOF`` plus padding spaces.
+def _arithmetic_end(text: str, start: int) -> int:
+    """End of the ``$((…))`` at ``start``; -1 when unbalanced or when it runs a command."""
+    depth = 0
+    i = start + 1
+    while i < len(text):
+        ch = text[i]
+        if ch in "`'\"" or (ch == "$" and text[i + 1 : i + 2] == "(" and i > start + 1):
+            return -1
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return i + 1 if text[i - 1] == ")" else -1
+        i += 1
+    return -1
 
-    bashlex cannot parse quoted heredoc delimiters; the rewrite keeps every offset. Returns the
-    text and the offsets of the ``<<`` operators whose delimiter was quoted.
+
+def _skip_heredoc_bodies(text: str, start: int, delimiters: list[tuple[str, bool]]) -> int:
+    """Index after the bodies of ``delimiters`` (name, strip tabs) starting at line ``start``."""
+    i = start
+    for delimiter, strip_tabs in delimiters:
+        while i < len(text):
+            end = text.find("\n", i)
+            end = len(text) if end < 0 else end
+            line = text[i:end]
+            i = end + 1
+            if (line.lstrip("\t") if strip_tabs else line) == delimiter:
+                break
+    return i
+
+
+def prepare_for_bashlex(command: str) -> tuple[str, frozenset[int]]:
+    """Rewrite what bashlex cannot parse, keeping every offset.
+
+    ``<<'EOF'`` / ``<<"EOF"`` / ``<<\\EOF`` become ``<<EOF`` plus padding spaces, and an
+    arithmetic expansion ``$((…))`` that runs no command becomes a ``$____`` parameter (it is an
+    expansion either way). Returns the text and the offsets of the ``<<`` operators whose
+    delimiter was quoted.
     """
-    if "<<" not in command:
+    if "<<" not in command and "$((" not in command:
         return command, frozenset()
     chars = list(command)
     quoted_at: set[int] = set()
+    pending: list[tuple[str, bool]] = []
     single = double = False
     i = 0
-    while i < len(command) - 1:
+    while i < len(command):
         ch = command[i]
         if ch == "\\" and not single:
             i += 2
+            continue
+        if ch == "\n" and pending and not single and not double:
+            i = _skip_heredoc_bodies(command, i + 1, pending)
+            pending = []
             continue
         if ch == "'" and not double:
             single = not single
         elif ch == '"' and not single:
             double = not double
+        elif not single and command.startswith("$((", i):
+            end = _arithmetic_end(command, i)
+            if end > 0:
+                chars[i:end] = ["$"] + ["_"] * (end - i - 1)
+                i = end
+                continue
         elif not single and not double and command.startswith("<<", i):
             if command.startswith("<<<", i):
                 i += 3
@@ -195,12 +240,13 @@ def normalize_heredoc_delimiters(command: str) -> tuple[str, frozenset[int]]:
             if parsed is None:
                 i += 2
                 continue
-            end = parsed[0]
-            if parsed[2] and re.fullmatch(r"[\w.-]+", parsed[1]):
+            end, delimiter, quoted, strip_tabs = parsed
+            pending.append((delimiter, strip_tabs))
+            if quoted and re.fullmatch(r"[\w.-]+", delimiter):
                 start = i + 2 + (command[i + 2] == "-")
                 while command[start] in " \t":
                     start += 1
-                chars[start:end] = list(parsed[1].ljust(end - start))
+                chars[start:end] = list(delimiter.ljust(end - start))
                 quoted_at.add(i)
             i = end
             continue

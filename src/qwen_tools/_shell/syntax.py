@@ -3,18 +3,19 @@
 bashlex is untyped and has a few gaps; this module converts its nodes into small frozen
 dataclasses (:class:`SimpleCommand`, :class:`Group`, :class:`Word`, :class:`Redirect`) and
 returns ``None`` for anything bashlex cannot parse, so callers can fall back to text scanning.
-Quoted heredoc delimiters (which bashlex rejects) are rewritten first, keeping every offset.
+Quoted heredoc delimiters and arithmetic expansions (which bashlex rejects) are rewritten
+first, keeping every offset.
 """
 
 from __future__ import annotations
 
+import functools
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import bashlex  # type: ignore[import-untyped]
-
-from .substitution import normalize_heredoc_delimiters
+from .substitution import prepare_for_bashlex
 
 __all__ = [
     "Group",
@@ -181,13 +182,23 @@ class _Converter:
         raise _Unsupported(kind)
 
 
+_parse_lock = threading.Lock()  # bashlex's parser keeps state on a shared object
+
+
+@functools.lru_cache(maxsize=256)
 def parse_script(command: str) -> Script | None:
-    """Parse ``command``; ``None`` when bashlex cannot (unsupported syntax, errors, empty text)."""
+    """Parse ``command``; ``None`` when bashlex cannot (unsupported syntax, errors, empty text).
+
+    Cached: the result is immutable.
+    """
     if not command.strip():
         return None
-    source, quoted = normalize_heredoc_delimiters(command)
+    import bashlex  # type: ignore[import-untyped]  # imported on first use: ~0.1 s
+
+    source, quoted = prepare_for_bashlex(command)
     try:
-        parts = bashlex.parse(source)
+        with _parse_lock:
+            parts = bashlex.parse(source)
         converter = _Converter(command, quoted)
         return tuple(converter.node(part) for part in parts)
     except Exception:

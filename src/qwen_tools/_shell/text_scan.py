@@ -17,6 +17,7 @@ __all__ = [
     "split_commands",
     "split_trailing_comment",
     "strip_trailing_ampersand",
+    "strip_wrapper_text",
     "take_leading_token",
     "tokenize",
     "word_set",
@@ -220,6 +221,70 @@ def take_leading_token(text: str) -> tuple[str, str] | None:
     if i == 0 or state.single or state.double or state.backtick or state.escape or state.depth:
         return None
     return text[:i], text[i:]
+
+
+_WRAPPER_NAMES = word_set("sh bash zsh cmd powershell pwsh")
+_REST_CONSUMERS = word_set("cmd powershell pwsh")
+
+
+def _unquote(token: str) -> tuple[str, str]:
+    """Strip one pair of matching outer quotes: (value, quote character or "")."""
+    token = token.strip()
+    if len(token) >= 2 and token[0] == token[-1] and token[0] in "'\"":
+        return token[1:-1], token[0]
+    return token, ""
+
+
+def _wrapper_base(token: str) -> str:
+    base = _unquote(token)[0].replace("\\", "/").lower().rsplit("/", 1)[-1]
+    return base[:-4] if base.endswith(".exe") else base
+
+
+def _is_command_marker(wrapper: str, token: str) -> bool:
+    flag = _unquote(token)[0].replace("\\", "/").lower()
+    if wrapper == "cmd":
+        return flag == "/c"
+    if wrapper in ("powershell", "pwsh"):
+        return flag in ("-command", "-c")
+    return re.fullmatch(r"-[a-z]*c[a-z]*", flag) is not None
+
+
+def strip_wrapper_text(command: str) -> str:
+    """Qwen Code's ``stripShellWrapper``: the script of ``[VAR=…] bash|sh|zsh [flags] -c 'S'``.
+
+    A text-level rule (used by the validation guards, as in Qwen Code): what follows the script
+    is ignored. Anything else comes back trimmed of edge whitespace.
+    """
+    trimmed = command.strip(" \t\r\n")
+    rest = trimmed
+    while (token := take_leading_token(rest)) and ENV_ASSIGNMENT.match(_unquote(token[0])[0]):
+        rest = token[1]
+    head = take_leading_token(rest)
+    wrapper = _wrapper_base(head[0]) if head else ""
+    if head is None or wrapper not in _WRAPPER_NAMES:
+        return trimmed
+    rest = head[1]
+    while (token := take_leading_token(rest)) is not None:
+        if _is_command_marker(wrapper, token[0]):
+            script = take_leading_token(token[1])
+            if script is None:
+                return trimmed
+            inner, quote = _unquote(script[0])
+            if not quote and wrapper in _REST_CONSUMERS:
+                return token[1].lstrip() or trimmed
+            return inner or trimmed
+        flag = _unquote(token[0])[0].replace("\\", "/").lower()
+        if not (flag.startswith(("-", "/")) or flag == "+o"):
+            return trimmed
+        rest = token[1]
+        inline = "=" in token[0] or ":" in token[0]
+        operand = ("-o", "+o", "-executionpolicy", "-file", "-encodedcommand")
+        if flag in operand and not inline:
+            value = take_leading_token(rest)
+            if value is None:
+                return trimmed
+            rest = value[1]
+    return trimmed
 
 
 def _basename(token: str) -> str:
