@@ -12,7 +12,12 @@ from __future__ import annotations
 import errno
 import os
 import re
+import stat
 from decimal import ROUND_HALF_UP, Decimal
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from qwen_tools._config.config import Config
 
 __all__ = [
     "display_relative",
@@ -225,3 +230,30 @@ def format_display_path(path: str, root: str, max_len: int = 80) -> str:
     relative = make_relative(resolve_path(root, path), root)
     display = tildeify_path(relative) if os.path.isabs(relative) else relative
     return shorten_path(display, max_len)
+
+
+def check_search_path(
+    config: Config, params: dict[str, Any], *, directory_only: bool
+) -> str | None:
+    """Normalise an optional ``path`` param of glob/grep and check it (the reference's messages).
+
+    The path is trimmed, unescaped and resolved against the target dir; it must lie inside the
+    workspace and exist (and be a directory when ``directory_only``).
+    """
+    if not params.get("path"):
+        return None
+    params["path"] = unescape_path(js_trim(params["path"]))
+    if not params["path"]:
+        return None
+    resolved = resolve_path(str(config.target_dir), params["path"])
+    if not config.workspace.is_path_within_workspace(resolved):
+        return config.workspace_error()
+    try:
+        info = os.stat(resolved)
+    except FileNotFoundError:
+        return f"Path does not exist: {resolved}"
+    except OSError as exc:
+        return node_error_message(exc, "stat", resolved)
+    if directory_only and not stat.S_ISDIR(info.st_mode):
+        return f"Path is not a directory: {resolved}"
+    return None

@@ -51,12 +51,11 @@ from ._glob_patterns import (
     globstar_closure,
 )
 from ._paths import (
+    check_search_path,
     format_display_path,
     js_join,
     js_trim,
-    node_error_message,
     resolve_path,
-    unescape_path,
 )
 
 __all__ = ["GlobTool"]
@@ -351,23 +350,7 @@ class GlobTool(BaseDeclarativeTool[dict[str, Any]]):
         """A non-blank pattern; ``path``, when given, must be an existing workspace directory."""
         if not js_trim(params["pattern"]):
             return "The 'pattern' parameter cannot be empty."
-        if not params.get("path"):
-            return None
-        params["path"] = unescape_path(js_trim(params["path"]))
-        if not params["path"]:
-            return None
-        resolved = resolve_path(str(self.config.target_dir), params["path"])
-        if not self.config.workspace.is_path_within_workspace(resolved):
-            return self.config.workspace_error()
-        try:
-            info = os.stat(resolved)
-        except FileNotFoundError:
-            return f"Path does not exist: {resolved}"
-        except OSError as exc:
-            return node_error_message(exc, "stat", resolved)
-        if not stat.S_ISDIR(info.st_mode):
-            return f"Path is not a directory: {resolved}"
-        return None
+        return check_search_path(self.config, params, directory_only=True)
 
     def create_invocation(self, params: dict[str, Any]) -> ToolInvocation[dict[str, Any]]:
         """Build the invocation for validated params."""

@@ -59,12 +59,11 @@ from qwen_tools._contract.results import ToolResult
 from ._grep_fallback import python_search
 from ._js_regex import js_regex_error
 from ._paths import (
+    check_search_path,
     format_display_path,
     js_resolve,
     js_trim,
-    node_error_message,
     resolve_path,
-    unescape_path,
     utf16_len,
     utf16_prefix,
 )
@@ -349,21 +348,7 @@ class GrepTool(BaseDeclarativeTool[dict[str, Any]]):
         error = js_regex_error(params["pattern"])
         if error is not None:
             return f"Invalid regular expression pattern: {params['pattern']}. Error: {error}"
-        if not params.get("path"):
-            return None
-        params["path"] = unescape_path(js_trim(params["path"]))
-        if not params["path"]:
-            return None
-        resolved = resolve_path(str(self.config.target_dir), params["path"])
-        if not self.config.workspace.is_path_within_workspace(resolved):
-            return self.config.workspace_error()
-        try:
-            os.stat(resolved)
-        except FileNotFoundError:
-            return f"Path does not exist: {resolved}"
-        except OSError as exc:
-            return node_error_message(exc, "stat", resolved)
-        return None
+        return check_search_path(self.config, params, directory_only=False)
 
     def create_invocation(self, params: dict[str, Any]) -> ToolInvocation[dict[str, Any]]:
         """Build the invocation for validated params."""
