@@ -33,7 +33,11 @@ def _include_dirs(args: argparse.Namespace) -> list[str]:
 
 
 def open_session(args: argparse.Namespace) -> CliSession:
-    """Load settings for ``--cwd`` and register the tools; raises :class:`CliConfigError`."""
+    """Load settings for ``--cwd`` and register the tools; raises :class:`CliConfigError`.
+
+    The tools of ``tools.discoveryCommand`` are discovered here too (problems are logged on
+    stderr, never fatal).
+    """
     mode = getattr(args, "approval_mode", None)
     try:
         config = Config.load(
@@ -45,6 +49,12 @@ def open_session(args: argparse.Namespace) -> CliSession:
         raise CliConfigError(str(exc)) from None
     except (OSError, ValueError) as exc:
         raise CliConfigError(f"Cannot open the workspace: {exc}") from None
+    if config.settings.discovery_command:
+        import asyncio
+
+        from .._registry.defaults import build_registry_async
+
+        return CliSession(config=config, registry=asyncio.run(build_registry_async(config)))
     return CliSession(config=config, registry=build_registry(config))
 
 

@@ -1,13 +1,23 @@
-"""The default registry: built-in tools, filtered by ``tools.core`` and ``tools.exclude``."""
+"""The default registry: built-in tools, then the project's discovered tools.
+
+Both are filtered by ``tools.core`` and ``tools.exclude``. Discovered tools
+(``tools.discoveryCommand``, see :mod:`qwen_tools._discovery`) come after the built-ins; one
+whose name is already taken is skipped with a logged warning and never replaces the tool that
+holds the name.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import re
 
 from .._config.config import Config
 from .registry import ToolRegistry
 
 _SPECIFIER = re.compile(r"\(.*\)\s*$")
+
+logger = logging.getLogger("qwen_tools.discovery")
 
 
 def _tool_part(entry: str) -> str:
@@ -23,12 +33,66 @@ def is_tool_enabled(config: Config, name: str) -> bool:
     return name not in {_tool_part(e) for e in config.settings.exclude if "(" not in e}
 
 
-def build_registry(config: Config) -> ToolRegistry:
-    """A registry with every enabled built-in tool of this session."""
+def _builtin_registry(config: Config) -> ToolRegistry:
     from ..builtin import create_builtin_tools
 
     registry = ToolRegistry()
     for tool in create_builtin_tools(config):
         if is_tool_enabled(config, tool.name):
             registry.register_tool(tool)
+    return registry
+
+
+async def register_discovered_tools(config: Config, registry: ToolRegistry) -> list[str]:
+    """Run ``tools.discoveryCommand`` and register what it declares; the problems met.
+
+    A discovered tool disabled by ``tools.core``/``tools.exclude`` is left out; one whose name
+    is taken is skipped (and reported) instead of overwriting.
+    """
+    from .._discovery.command_discovery import discover_command_tools
+
+    report = await discover_command_tools(config)
+    problems = list(report.problems)
+    for tool in report.tools:
+        if not is_tool_enabled(config, tool.name):
+            logger.info("Discovered tool %r is disabled by tools.core / tools.exclude.", tool.name)
+            continue
+        if tool.name in registry.get_all_tool_names():
+            problem = (
+                f'Discovered tool "{tool.name}" was skipped: '
+                "a tool with that name is already registered."
+            )
+            logger.warning("%s", problem)
+            problems.append(problem)
+            continue
+        registry.register_tool(tool)
+    return problems
+
+
+async def build_registry_async(config: Config) -> ToolRegistry:
+    """A registry with every enabled built-in tool, then the discovered tools of the project."""
+    registry = _builtin_registry(config)
+    if config.settings.discovery_command:
+        await register_discovered_tools(config, registry)
+    return registry
+
+
+def build_registry(config: Config) -> ToolRegistry:
+    """Like :func:`build_registry_async`, for code that is not running an event loop.
+
+    Discovery runs through ``asyncio.run``; called from inside a running event loop, it is
+    skipped with a warning (await :func:`build_registry_async` there instead).
+    """
+    registry = _builtin_registry(config)
+    if not config.settings.discovery_command:
+        return registry
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        asyncio.run(register_discovered_tools(config, registry))
+    else:
+        logger.warning(
+            "build_registry() was called inside a running event loop, so tools.discoveryCommand "
+            "was not run; use 'await build_registry_async(config)' to get the discovered tools."
+        )
     return registry
