@@ -39,11 +39,21 @@ def _add_workspace_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid port: {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"port out of range (0-65535): {value}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser (exposed for documentation and tests)."""
     parser = argparse.ArgumentParser(
         prog="qwen-tools",
-        description="Qwen Code's tools system in Python: list, export and call tools.",
+        description="Qwen Code's tools system in Python: list, export, call and serve tools.",
         epilog=(
             "exit codes: 0 ok, 1 tool call failed, 2 usage error, 3 settings error, "
             "4 cancelled or refused, 130 interrupted"
@@ -86,6 +96,31 @@ def build_parser() -> argparse.ArgumentParser:
         help="approval mode (default: from settings, else 'default')",
     )
     _add_workspace_options(call)
+
+    serve = sub.add_parser(
+        "serve",
+        help="serve every registered tool over MCP (stdio or streamable HTTP)",
+        description=(
+            "Serve the tools to MCP clients: tools/list and tools/call through the whole "
+            "lifecycle. Calls needing approval are refused unless the approval mode allows them. "
+            "Needs the 'mcp' extra."
+        ),
+    )
+    serve.add_argument(
+        "--transport", choices=("stdio", "http"), default="stdio", help="default: stdio"
+    )
+    serve.add_argument(
+        "--host", default="127.0.0.1", help="HTTP address to bind (default: 127.0.0.1)"
+    )
+    serve.add_argument(
+        "--port", type=_port, default=8000, help="HTTP port (default: 8000; 0 picks a free one)"
+    )
+    serve.add_argument(
+        "--approval-mode",
+        choices=APPROVAL_MODES,
+        help="approval mode (default: from settings, else 'default')",
+    )
+    _add_workspace_options(serve)
     return parser
 
 
@@ -109,6 +144,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .call_cmd import run_call
 
             return run_call(args, parser)
+        if args.command == "serve":
+            from .._serve.cli import run_serve
+
+            return run_serve(args)
     except KeyboardInterrupt:
         print("Interrupted.", file=sys.stderr)
         return EXIT_INTERRUPTED

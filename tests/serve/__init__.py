@@ -1,0 +1,1 @@
+"""Tests of ``qwen-tools serve``: real MCP clients against spawned servers."""
