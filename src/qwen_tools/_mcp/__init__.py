@@ -1,0 +1,18 @@
+"""MCP client side: servers from ``mcpServers`` become tools of the registry.
+
+* :mod:`.naming` — model-facing tool names (``server__tool``) and the 0.24.4 aliases;
+* :mod:`.schema` — input schemas as the model sees them;
+* :mod:`.results` — ``CallToolResult`` → parts, display and errors, as Qwen Code 0.24.4;
+* :mod:`.jsjson` — ``JSON.stringify``-compatible JSON for the texts the model sees;
+* :mod:`.admission` — ``mcp.allowed``/``mcp.excluded``, ``includeTools``/``excludeTools``, caps;
+* :mod:`.transport` — stdio / SSE / Streamable HTTP transports from an ``mcpServers`` entry;
+* :mod:`.connection` — one server: its session task, status, tools and calls;
+* :mod:`.manager` — every admitted server, started in parallel; the tools they offer;
+* :mod:`.tool` — :class:`McpTool`, the declarative tool wrapping one server tool;
+* :mod:`.registration` — putting those tools into a :class:`~qwen_tools.ToolRegistry`.
+
+Nothing here imports the ``mcp`` SDK at import time (it is the optional ``mcp`` extra); the
+SDK is loaded when a server is first connected.
+"""
+
+from __future__ import annotations
