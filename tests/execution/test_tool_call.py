@@ -401,3 +401,13 @@ def test_validate_build_and_execute_never_raises() -> None:
     )
     failed = asyncio.run(EchoTool().validate_build_and_execute({"text": "explode"}))
     assert failed.error is not None and failed.error.type is ToolErrorType.EXECUTION_FAILED
+
+
+def test_legacy_mcp_names_reach_the_tool_through_its_aliases() -> None:
+    tool = EchoTool()
+    tool.name, tool.server_name = "srv__echo", "srv"
+    tool.aliases = ("mcp__srv__echo",)  # type: ignore[attr-defined]
+    registry = ToolRegistry([tool])
+    assert registry.get_tool("mcp__srv__echo") is tool
+    assert registry.get_tool("mcp__srv__other") is None
+    assert registry.get_tool("srv__echo") is tool

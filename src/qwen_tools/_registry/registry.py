@@ -74,8 +74,17 @@ class ToolRegistry:
     # -- look-up ------------------------------------------------------------------------
 
     def get_tool(self, name: str) -> AnyTool | None:
-        """The tool called ``name`` (legacy names such as ``replace`` are accepted)."""
-        return self._tools.get(name) or self._tools.get(canonical_tool_name(name))
+        """The tool called ``name``.
+
+        Legacy names are accepted: ``replace``/``search_file_content`` for the built-ins, and
+        Qwen Code 0.24.4's ``mcp__<server>__<tool>`` names, which MCP tools keep as aliases.
+        """
+        found = self._tools.get(name) or self._tools.get(canonical_tool_name(name))
+        if found is None and name.startswith("mcp__"):
+            for tool in self._tools.values():
+                if tool.server_name is not None and name in getattr(tool, "aliases", ()):
+                    return tool
+        return found
 
     def get_all_tool_names(self) -> list[str]:
         """Names in registration order."""
