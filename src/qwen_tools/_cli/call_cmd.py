@@ -7,15 +7,30 @@ import asyncio
 import json
 import signal as os_signal
 import sys
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Iterator
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from .context import CliConfigError, CliSession, open_session, report_config_error
+from .context import (
+    CliConfigError,
+    CliSession,
+    mcp_connected,
+    open_session,
+    report_config_error,
+)
 from .main import EXIT_CONFIG, EXIT_OK, EXIT_REFUSED, EXIT_TOOL_ERROR, EXIT_USAGE
 
 if TYPE_CHECKING:
     from .._contract.display import ToolResultDisplay
     from .._execution.tool_call import CompletedToolCall, ConfirmationHandler, ToolCallRequest
+
+
+T = TypeVar("T")
+
+
+async def _in_mcp_session(session: CliSession, body: Callable[[], Awaitable[T]]) -> T:
+    """Run ``body`` with the configured MCP servers connected and their tools registered."""
+    async with mcp_connected(session):
+        return await body()
 
 
 def _parse_args_json(raw: str | None) -> tuple[Any, str | None]:
@@ -136,8 +151,9 @@ def run_call(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         print(f"qwen-tools: {problem}", file=sys.stderr)
         return EXIT_USAGE
     request = ToolCallRequest(name=args.name, args=params, call_id="call_cli_1")
+    confirm = _confirm_handler(interactive, session)
     completed = asyncio.run(
-        _run_one(session, request, _confirm_handler(interactive, session), live=not args.json)
+        _in_mcp_session(session, lambda: _run_one(session, request, confirm, live=not args.json))
     )
     if args.json:
         print(json.dumps(completed_to_json(completed), ensure_ascii=False))
@@ -201,7 +217,7 @@ def _run_batch(
                 _print_human(completed)
             worst = max(worst, _exit_code(completed))
 
-    asyncio.run(run_all())
+    asyncio.run(_in_mcp_session(session, run_all))
     return worst
 
 

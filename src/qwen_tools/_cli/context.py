@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 from .._config.config import Config
@@ -56,6 +58,24 @@ def open_session(args: argparse.Namespace) -> CliSession:
 
         return CliSession(config=config, registry=asyncio.run(build_registry_async(config)))
     return CliSession(config=config, registry=build_registry(config))
+
+
+@asynccontextmanager
+async def mcp_connected(session: CliSession) -> AsyncIterator[CliSession]:
+    """Connect the configured MCP servers and register their tools for the duration of a block.
+
+    Servers start in parallel; one that fails costs only its own tools (its reason is logged).
+    Without ``mcpServers`` in the settings this does nothing (and imports nothing).
+    """
+    if not session.config.settings.mcp_servers:
+        yield session
+        return
+    from .._mcp.manager import McpManager
+    from .._mcp.registration import register_mcp_tools
+
+    async with McpManager(session.config) as manager:
+        await register_mcp_tools(session.registry, manager)
+        yield session
 
 
 def report_config_error(error: CliConfigError) -> None:

@@ -7,8 +7,22 @@ import json
 import sys
 from typing import Any
 
-from .context import CliConfigError, open_session, report_config_error
+from .context import CliConfigError, CliSession, mcp_connected, open_session, report_config_error
 from .main import EXIT_CONFIG, EXIT_OK
+
+
+def _with_mcp_tools(session: CliSession) -> Any:
+    """The session's registry after connecting its MCP servers once (for listing only)."""
+    if not session.config.settings.mcp_servers:
+        return session.registry
+    import asyncio
+
+    async def connect() -> None:
+        async with mcp_connected(session):
+            pass
+
+    asyncio.run(connect())
+    return session.registry
 
 
 def run_tools(args: argparse.Namespace) -> int:
@@ -18,7 +32,7 @@ def run_tools(args: argparse.Namespace) -> int:
     except CliConfigError as exc:
         report_config_error(exc)
         return EXIT_CONFIG
-    tools = session.registry.get_all_tools()
+    tools = _with_mcp_tools(session).get_all_tools()
     if args.json:
         rows: list[dict[str, Any]] = [
             {
@@ -53,6 +67,6 @@ def run_schema(args: argparse.Namespace) -> int:
     except CliConfigError as exc:
         report_config_error(exc)
         return EXIT_CONFIG
-    exported = session.registry.export(args.format)
+    exported = _with_mcp_tools(session).export(args.format)
     print(json.dumps(exported, indent=2, ensure_ascii=False))
     return EXIT_OK
