@@ -15,14 +15,13 @@ import socket
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from support.processes import MARK_VAR, kill_marked, wait_until_gone
+from support.processes import MARK_VAR, process_guard
 
 EXE = Path(sys.executable).with_name("qwen-tools")
 PNG = (
@@ -35,13 +34,7 @@ PNG = (
 @pytest.fixture(autouse=True)
 def process_mark(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """A unique mark for this test's processes; fails the test if any of them survives it."""
-    mark = uuid.uuid4().hex
-    monkeypatch.setenv(MARK_VAR, mark)
-    yield mark
-    survivors = wait_until_gone(mark, timeout=5.0)
-    if survivors:
-        kill_marked(mark)
-        pytest.fail(f"processes outlived the test: {survivors}")
+    yield from process_guard(monkeypatch, timeout=5.0)
 
 
 @pytest.fixture

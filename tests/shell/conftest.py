@@ -8,7 +8,6 @@ the test fails: no process may outlive a test.
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,19 +15,13 @@ import pytest
 
 from qwen_tools import Config
 from qwen_tools._config.tool_settings import ApprovalMode, ToolSettings
-from support.processes import MARK_VAR, kill_marked, wait_until_gone
+from support.processes import process_guard
 
 
 @pytest.fixture(autouse=True)
 def process_mark(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """A unique mark for this test's processes; fails the test if any of them survives it."""
-    mark = uuid.uuid4().hex
-    monkeypatch.setenv(MARK_VAR, mark)
-    yield mark
-    survivors = wait_until_gone(mark)
-    if survivors:
-        kill_marked(mark)
-        pytest.fail(f"processes outlived the test: {survivors}")
+    yield from process_guard(monkeypatch)
 
 
 @pytest.fixture

@@ -10,6 +10,10 @@ import contextlib
 import os
 import signal
 import time
+import uuid
+from collections.abc import Iterator
+
+import pytest
 
 MARK_VAR = "QWEN_TOOLS_TEST_MARK"
 
@@ -77,3 +81,18 @@ def kill_marked(mark: str) -> list[int]:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
     return alive
+
+
+def process_guard(monkeypatch: pytest.MonkeyPatch, *, timeout: float = 2.0) -> Iterator[str]:
+    """Body of an autouse fixture: mark this test's processes, and fail it if one survives.
+
+    The mark goes into the environment (every child inherits it); after the test, marked
+    processes still alive once ``timeout`` has passed are killed by pid and the test fails.
+    """
+    mark = uuid.uuid4().hex
+    monkeypatch.setenv(MARK_VAR, mark)
+    yield mark
+    survivors = wait_until_gone(mark, timeout=timeout)
+    if survivors:
+        kill_marked(mark)
+        pytest.fail(f"processes outlived the test: {survivors}")
