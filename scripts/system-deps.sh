@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# System packages the test suite needs (bubblewrap for the shell sandbox tests).
+# System packages the test suite needs (bubblewrap for the shell sandbox tests; iproute2 and
+# util-linux for the private network namespaces the MCP peer tests run in).
 # Installs them with apt-get when missing and running as root; otherwise says what to install.
 set -euo pipefail
 missing=()
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 command -v git >/dev/null 2>&1 || missing+=(git)
+command -v ip >/dev/null 2>&1 || missing+=(iproute2)
+command -v unshare >/dev/null 2>&1 || missing+=(util-linux)
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi

@@ -7,13 +7,17 @@ import os
 import uuid
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .file_service import FileDiscoveryService, FileFilteringOptions
 from .session import SessionState
 from .settings import LoadedSettings, load_settings
 from .tool_settings import ApprovalMode, ToolSettings, parse_tool_settings
 from .workspace import WorkspaceContext
+
+if TYPE_CHECKING:
+    from .._agent.protocol import SubagentRunner
+    from .._model.protocol import ContentGenerator
 
 
 def qwen_home(env: Mapping[str, str] | None = None) -> Path:
@@ -69,6 +73,10 @@ class Config:
         self.session_id = session_id or uuid.uuid4().hex
         self.session = SessionState()
         self._temp_dir_cache: tuple[str | None, Path] | None = None
+        self.content_generator: ContentGenerator | None = None
+        """The session's model for one-shot generation (``web_fetch``); set by the agent loop."""
+        self.subagent_runner: SubagentRunner | None = None
+        """Runs subagents for the ``task`` tool; set by the agent loop."""
 
     @classmethod
     def load(
