@@ -32,7 +32,9 @@ from .._shell.execution import (
     PipeReader,
     kill_process_group,
     spawn_error_message,
+    spawn_process,
 )
+from .._shell.output import Stream
 
 __all__ = ["MAX_STREAM_BYTES", "CommandRun", "child_env", "run_command", "signal_name"]
 
@@ -152,40 +154,22 @@ async def _spawn(
     captures: dict[str, _Capture],
     overflowed: asyncio.Future[None],
 ) -> tuple[asyncio.subprocess.Process, list[PipeReader], _PipeWriter | None]:
-    out_r, out_w = os.pipe()
-    err_r, err_w = os.pipe()
+    def on_data(data: bytes, stream: Stream) -> None:
+        if not captures[stream].feed(data) and not overflowed.done():
+            overflowed.set_result(None)
+
     if input_data is None:
-        in_r, in_w = os.open(os.devnull, os.O_RDONLY), -1
-    else:
-        in_r, in_w = os.pipe()
+        proc, readers = await spawn_process(argv, cwd=cwd, env=env, on_data=on_data)
+        return proc, readers, None
+    in_r, in_w = os.pipe()
     try:
-        proc = await asyncio.create_subprocess_exec(
-            *argv,
-            stdin=in_r,
-            stdout=out_w,
-            stderr=err_w,
-            cwd=cwd,
-            env=dict(env),
-            start_new_session=True,
-        )
+        proc, readers = await spawn_process(argv, cwd=cwd, env=env, on_data=on_data, stdin_fd=in_r)
     except BaseException:
-        for fd in (out_r, err_r, in_w):
-            if fd >= 0:
-                os.close(fd)
+        os.close(in_w)
         raise
     finally:
-        for fd in (in_r, out_w, err_w):
-            os.close(fd)
-
-    def sink(stream: str) -> PipeReader:
-        def feed(data: bytes) -> None:
-            if not captures[stream].feed(data) and not overflowed.done():
-                overflowed.set_result(None)
-
-        return PipeReader(out_r if stream == "stdout" else err_r, feed)
-
-    writer = _PipeWriter(in_w, input_data) if input_data is not None else None
-    return proc, [sink("stdout"), sink("stderr")], writer
+        os.close(in_r)
+    return proc, readers, _PipeWriter(in_w, input_data)
 
 
 async def run_command(

@@ -125,14 +125,17 @@ async def spawn_process(
     cwd: str,
     env: Mapping[str, str],
     on_data: Callable[[bytes, Stream], None],
+    stdin_fd: int | None = None,
 ) -> tuple[asyncio.subprocess.Process, list[PipeReader]]:
-    """Start ``argv`` in its own session with stdin from ``/dev/null`` and both outputs piped.
+    """Start ``argv`` in its own session with both outputs piped.
 
-    Raises ``OSError`` when the process cannot be started.
+    Its stdin is ``stdin_fd`` when given (the caller keeps ownership of that descriptor),
+    else ``/dev/null``. Raises ``OSError`` when the process cannot be started.
     """
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
-    stdin = os.open(os.devnull, os.O_RDONLY)  # read-only, as Node's "ignore" opens it
+    # read-only /dev/null, as Node's "ignore" opens it
+    stdin = os.open(os.devnull, os.O_RDONLY) if stdin_fd is None else stdin_fd
     try:
         proc = await asyncio.create_subprocess_exec(
             *argv,
@@ -148,7 +151,8 @@ async def spawn_process(
             os.close(fd)
         raise
     finally:
-        os.close(stdin)
+        if stdin_fd is None:
+            os.close(stdin)
     os.close(out_w)
     os.close(err_w)
     readers = [
