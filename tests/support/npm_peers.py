@@ -11,7 +11,9 @@ leaves a half-populated prefix behind. A failed install fails the test: these pe
 what the suite checks, never silently skipped.
 
 ``private_netns(argv)`` wraps a command so it runs in a fresh network namespace with only the
-loopback interface up, for peers that listen on every interface.
+loopback interface up, for peers that listen on every interface; ``run_private(argv)`` runs it
+there in its own process group (killed whole on timeout). ``conformance_argv(...)`` is the MCP
+conformance suite's command line, on Node 22.
 """
 
 from __future__ import annotations
@@ -20,9 +22,10 @@ import fcntl
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 NPM_TIMEOUT_S = 600
@@ -124,3 +127,37 @@ def private_netns(argv: Sequence[str]) -> list[str]:
     """
     script = 'ip link set lo up && exec "$@"'
     return ["unshare", "--map-root-user", "--net", "sh", "-c", script, "sh", *argv]
+
+
+def run_private(
+    argv: Sequence[str], *, env: Mapping[str, str] | None = None, timeout: float = 600
+) -> subprocess.CompletedProcess[str]:
+    """Run ``argv`` in a private network namespace; stdout and stderr captured as text.
+
+    The command gets a process group of its own, killed as a whole if ``timeout`` expires
+    (raising ``subprocess.TimeoutExpired``), so nothing it started outlives it.
+    """
+    with subprocess.Popen(
+        private_netns(argv),
+        env=dict(env) if env is not None else None,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    ) as process:
+        try:
+            stdout, stderr = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+            raise
+        return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+
+
+CONFORMANCE_SPEC = "@modelcontextprotocol/conformance@0.1.16"
+
+
+def conformance_argv(*args: str) -> list[str]:
+    """``conformance ARGS`` (the MCP conformance suite, pinned) run with :func:`node22`."""
+    return [str(node22()), str(npm_bin(CONFORMANCE_SPEC, "conformance")), *args]

@@ -312,8 +312,14 @@ class McpConnection:
     async def _discover(self, client: Client) -> tuple[McpToolInfo, ...]:
         listed = await _all_pages(client.list_tools, "tools")
         others = 0
-        for method, key in ((client.list_prompts, "prompts"), (client.list_resources, "resources")):
-            others += len(await _all_pages(method, key))
+        # As the reference: prompts (and resources) are only asked of a server declaring them.
+        capabilities = client.server_capabilities
+        for method, key, declared in (
+            (client.list_prompts, "prompts", capabilities.prompts),
+            (client.list_resources, "resources", capabilities.resources),
+        ):
+            if declared is not None:
+                others += len(await _all_pages(method, key))
         tools: dict[str, McpToolInfo] = {}
         hidden = False
         for tool in listed:
