@@ -25,6 +25,8 @@ class SubagentRequest:
     """The task handed over by the parent model."""
     tools: Sequence[str] | None = None
     """Tool names the subagent may use; ``None`` means every tool but ``task`` itself."""
+    disallowed_tools: Sequence[str] = ()
+    """Tool names withheld from the subagent (applied after ``tools``; unknown names ignored)."""
     model: str | None = None
     """A model name overriding the session's, or ``None`` to inherit it."""
     max_turns: int | None = None

@@ -77,6 +77,8 @@ class Config:
         """The session's model for one-shot generation (``web_fetch``); set by the agent loop."""
         self.subagent_runner: SubagentRunner | None = None
         """Runs subagents for the ``task`` tool; set by the agent loop."""
+        self.interactive = True
+        """Whether a person can answer confirmations (``False`` for headless runs and serve)."""
 
     @classmethod
     def load(

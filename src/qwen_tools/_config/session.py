@@ -1,8 +1,8 @@
 """Per-session state shared by the tools of one ``Config``.
 
-What the user always allowed, which files the model has read (prior-read enforcement and
-read_file's "unchanged" fast path), the per-file locks that serialise edits, and the background
-shells started by ``run_shell_command``.
+What the user always allowed (tools, MCP servers, shell roots, memory files), which files the
+model has read (prior-read enforcement and read_file's "unchanged" fast path), the per-file locks
+that serialise edits, and the background shells started by ``run_shell_command``.
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ class SessionState:
     """MCP servers the user answered "always allow" for."""
     always_allowed_shell_roots: set[str] = field(default_factory=set)
     """Shell root commands (``git``, ``ls``…) the user answered "always allow" for."""
+    always_allowed_memory_files: set[str] = field(default_factory=set)
+    """``save_memory`` targets (``<path>_<scope>``) the user answered "always allow" for."""
     read_cache: FileReadCache = field(default_factory=FileReadCache)
     """Files read or written this session, for prior-read enforcement."""
     file_locks: FileLocks = field(default_factory=FileLocks)

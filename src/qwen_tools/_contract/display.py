@@ -55,26 +55,48 @@ TodoStatus: TypeAlias = Literal["pending", "in_progress", "completed"]
 
 @dataclass(frozen=True, slots=True)
 class TodoItem:
-    """One entry of a todo list."""
+    """One entry of a todo list (``blocked_by``: ids of the entries it waits for, if given)."""
 
     id: str
     content: str
     status: TodoStatus
+    blocked_by: tuple[str, ...] | None = None
 
-    def to_dict(self) -> dict[str, str]:
-        """Serialise as ``{"id", "content", "status"}``."""
-        return {"id": self.id, "content": self.content, "status": self.status}
+    def to_dict(self) -> dict[str, Any]:
+        """Serialise as ``{"id", "content", "status"}`` plus ``blockedBy`` when set."""
+        data: dict[str, Any] = {"id": self.id, "content": self.content, "status": self.status}
+        if self.blocked_by is not None:
+            data["blockedBy"] = list(self.blocked_by)
+        return data
 
 
 @dataclass(frozen=True, slots=True)
 class TodoListDisplay:
-    """The structured todo list shown by ``todo_write``."""
+    """The structured todo list shown by ``todo_write``.
+
+    ``plan_id`` names the plan the list belongs to; ``created``/``completed`` are the entries
+    this write added or finished; ``unchanged`` marks a write that changed nothing.
+    """
 
     todos: tuple[TodoItem, ...] = ()
+    plan_id: str | None = None
+    created: tuple[TodoItem, ...] = ()
+    completed: tuple[TodoItem, ...] = ()
+    unchanged: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        """Serialise as ``{"type": "todo_list", "todos": [...]}``."""
-        return {"type": "todo_list", "todos": [t.to_dict() for t in self.todos]}
+        """Serialise as ``{"type": "todo_list", "planId"?, "todos", "changes", "unchanged"?}``."""
+        data: dict[str, Any] = {"type": "todo_list"}
+        if self.plan_id:
+            data["planId"] = self.plan_id
+        data["todos"] = [t.to_dict() for t in self.todos]
+        data["changes"] = {
+            "created": [t.to_dict() for t in self.created],
+            "completed": [t.to_dict() for t in self.completed],
+        }
+        if self.unchanged:
+            data["unchanged"] = True
+        return data
 
 
 @dataclass(frozen=True, slots=True)

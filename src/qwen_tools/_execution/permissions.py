@@ -172,6 +172,8 @@ def is_preapproved(
     """Whether settings or an earlier "always allow" answer cover this call."""
     if details.type == "exec" and details.warnings:
         return False  # command substitution always asks
+    if details.type == "plan":
+        return False  # a plan always needs the user's answer (the reference forces the prompt)
     session = config.session
     if tool.name in session.always_allowed_tools:
         return True
@@ -193,6 +195,8 @@ def remember_always_allow(
 ) -> None:
     """Record an "always allow" answer for the rest of the session."""
     session = config.session
+    if details.type == "plan":
+        return  # the answer picks the mode after the plan; exit_plan_mode applies it itself
     if details.type == "edit" and outcome is ToolConfirmationOutcome.PROCEED_ALWAYS:
         config.approval_mode = ApprovalMode.AUTO_EDIT
     elif details.type == "exec" and outcome is ToolConfirmationOutcome.PROCEED_ALWAYS:

@@ -46,6 +46,7 @@ class ToolDisplayNames:
 LEGACY_TOOL_NAMES: dict[str, str] = {
     "search_file_content": ToolNames.GREP,
     "replace": ToolNames.EDIT,
+    "agent": ToolNames.TASK,  # Qwen Code 0.24.4's name for the task tool
 }
 """Older names a model may still call; they reach the current tool."""
 

@@ -9,6 +9,10 @@
 * :class:`ReadManyFilesTool` — ``read_many_files`` (``ReadManyFiles``, ``read``)
 * :class:`ShellTool` — ``run_shell_command`` (``Shell``, ``execute``)
 * :class:`TaskStopTool` — ``task_stop`` (``TaskStop``, ``other``): stops background shells
+* :class:`TodoWriteTool` — ``todo_write`` (``TodoList``, ``think``)
+* :class:`SaveMemoryTool` — ``save_memory`` (``SaveMemory``, ``think``)
+* :class:`TaskTool` — ``task`` (``Task``, ``agent``): runs a subagent (needs a model)
+* :class:`EnterPlanModeTool` / :class:`ExitPlanModeTool` — ``enter_plan_mode`` / ``exit_plan_mode``
 
 :func:`create_builtin_tools` builds one of each for a :class:`~qwen_tools._config.config.Config`.
 """
@@ -21,24 +25,34 @@ from qwen_tools._config.config import Config
 from qwen_tools._contract.declarative import BaseDeclarativeTool
 
 from .edit import EditTool
+from .enter_plan_mode import EnterPlanModeTool
+from .exit_plan_mode import ExitPlanModeTool
 from .glob import GlobTool
 from .grep import GrepTool
 from .list_directory import ListDirectoryTool
 from .read_file import ReadFileTool
 from .read_many_files import ReadManyFilesTool
+from .save_memory import SaveMemoryTool
 from .shell import ShellTool
+from .task import TaskTool
 from .task_stop import TaskStopTool
+from .todo_write import TodoWriteTool
 from .write_file import WriteFileTool
 
 __all__ = [
     "EditTool",
+    "EnterPlanModeTool",
+    "ExitPlanModeTool",
     "GlobTool",
     "GrepTool",
     "ListDirectoryTool",
     "ReadFileTool",
     "ReadManyFilesTool",
+    "SaveMemoryTool",
     "ShellTool",
     "TaskStopTool",
+    "TaskTool",
+    "TodoWriteTool",
     "WriteFileTool",
     "create_builtin_tools",
 ]
@@ -56,4 +70,9 @@ def create_builtin_tools(config: Config) -> list[BaseDeclarativeTool[Any]]:
         ReadManyFilesTool(config),
         ShellTool(config),
         TaskStopTool(config),
+        TodoWriteTool(config),
+        SaveMemoryTool(config),
+        TaskTool(config),
+        EnterPlanModeTool(config, interactive=config.interactive),
+        ExitPlanModeTool(config),
     ]
