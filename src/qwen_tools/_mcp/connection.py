@@ -235,6 +235,10 @@ class McpConnection:
         if not attempt.stop.is_set():
             attempt.dead = True
             attempt.stop.set()
+            # the server already counts as disconnected: give the reason now (the session
+            # task refines it, with the stderr tail, once the transport is torn down)
+            if self._attempt is attempt and self.error is None:
+                self.error = "Connection closed"
 
     async def _list_roots(self, context: ClientRequestContext) -> ListRootsResult:
         from mcp_types import ListRootsResult, Root
