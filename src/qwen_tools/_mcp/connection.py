@@ -335,6 +335,12 @@ class McpConnection:
             if not _visible_to_model(tool.meta):
                 hidden = True
                 continue
+            if tool.execution is not None and tool.execution.task_support == "required":
+                # only callable as an MCP task, which this client does not run: every call
+                # would fail, so the model is never offered it
+                logger.info("MCP server '%s': tool '%s' needs tasks; skipped", self.name, tool.name)
+                hidden = True
+                continue
             annotations = (
                 tool.annotations.model_dump(by_alias=True, exclude_none=True)
                 if tool.annotations is not None
