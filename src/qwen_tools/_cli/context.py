@@ -34,16 +34,12 @@ def _include_dirs(args: argparse.Namespace) -> list[str]:
     return dirs
 
 
-def open_session(args: argparse.Namespace) -> CliSession:
-    """Load settings for ``--cwd`` and register the tools; raises :class:`CliConfigError`.
-
-    The tools of ``tools.discoveryCommand`` are discovered here too (problems are logged on
-    stderr, never fatal).
-    """
+def load_config(args: argparse.Namespace) -> Config:
+    """Load the settings for ``--cwd`` (and ``--approval-mode``); raises :class:`CliConfigError`."""
     mode = getattr(args, "approval_mode", None)
     try:
-        config = Config.load(
-            args.cwd,
+        return Config.load(
+            getattr(args, "cwd", None),
             include_directories=_include_dirs(args),
             approval_mode=ApprovalMode.parse(mode) if mode else None,
         )
@@ -51,6 +47,15 @@ def open_session(args: argparse.Namespace) -> CliSession:
         raise CliConfigError(str(exc)) from None
     except (OSError, ValueError) as exc:
         raise CliConfigError(f"Cannot open the workspace: {exc}") from None
+
+
+def open_session(args: argparse.Namespace) -> CliSession:
+    """Load settings for ``--cwd`` and register the tools; raises :class:`CliConfigError`.
+
+    The tools of ``tools.discoveryCommand`` are discovered here too (problems are logged on
+    stderr, never fatal).
+    """
+    config = load_config(args)
     if config.settings.discovery_command:
         import asyncio
 

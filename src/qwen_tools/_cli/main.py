@@ -121,6 +121,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="approval mode (default: from settings, else 'default')",
     )
     _add_workspace_options(serve)
+
+    from .mcp_cmd import add_mcp_parser
+
+    add_mcp_parser(sub)
     return parser
 
 
@@ -148,6 +152,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .._serve.cli import run_serve
 
             return run_serve(args)
+        if args.command == "mcp":
+            from .mcp_cmd import run_mcp
+
+            return run_mcp(args)
     except KeyboardInterrupt:
         print("Interrupted.", file=sys.stderr)
         return EXIT_INTERRUPTED

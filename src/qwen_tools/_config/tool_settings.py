@@ -3,20 +3,24 @@
 :func:`parse_tool_settings` reads only the keys the tools system uses from a merged
 :class:`~qwen_tools._config.settings.LoadedSettings`, applies Qwen Code 0.24.4's defaults, and
 reports a value of the wrong type or shape as a :class:`SettingsError` naming the file whose value
-won and the dotted key. Keys it does not use are never looked at.
+won and the dotted key. Keys it does not use are never looked at. The one exception is an
+``mcpServers`` entry: a bad entry is kept with its :attr:`McpServerConfig.error`, so only that
+server is lost (it is reported as disconnected with that reason).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from .settings import LoadedSettings, SettingsError
+from .web_settings import WebSettings, parse_web_settings
 
 __all__ = [
+    "MCP_MISSING_TRANSPORT",
     "ApprovalMode",
     "FileFilteringSettings",
     "McpServerConfig",
@@ -55,6 +59,7 @@ class ApprovalMode(StrEnum):
 
 
 _DEFAULT_CUSTOM_IGNORE_FILES = (".agentignore", ".aiignore")
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -73,6 +78,10 @@ class McpServerConfig:
     ``url`` is an SSE endpoint and ``http_url`` (key ``httpUrl``) a Streamable HTTP one;
     ``timeout`` is in milliseconds. Fields this class does not model (``oauth``, ``type``,
     ``discoveryTimeoutMs``, ``authProviderType``, ...) are kept, unvalidated, in ``extra``.
+
+    ``error`` is set when the entry cannot be used: it has no transport, or a field of the wrong
+    type (that field keeps its default). Such an entry stays in the settings so it can be
+    reported, but its server is never started.
     """
 
     command: str | None = None
@@ -88,6 +97,7 @@ class McpServerConfig:
     exclude_tools: tuple[str, ...] = ()
     description: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
 
     @property
     def transport(self) -> Literal["stdio", "sse", "http"] | None:
@@ -132,13 +142,15 @@ class ToolSettings:
     sandbox: str | None = None
     sandbox_network: bool = False
     web_search: dict[str, Any] = field(default_factory=dict)
+    web: WebSettings = field(default_factory=WebSettings)
     trusted: bool = True
 
 
-_MCP_MISSING_TRANSPORT = (
+MCP_MISSING_TRANSPORT = (
     "Invalid configuration: missing httpUrl (for Streamable HTTP), url (for SSE), "
     "and command (for stdio)."
 )
+"""Qwen Code 0.24.4's error for an ``mcpServers`` entry without a transport (``createTransport``)."""
 _MCP_FIELDS = frozenset(
     {"command", "args", "env", "cwd", "url", "httpUrl", "headers", "timeout", "trust"}
     | {"includeTools", "excludeTools", "description"}
@@ -256,31 +268,40 @@ def _sandbox(reader: _Reader) -> str | None:
 
 
 def _mcp_server(reader: _Reader, name: str, raw: Any) -> McpServerConfig:
+    """One ``mcpServers`` entry; a bad field becomes the entry's ``error`` instead of raising."""
     base = ("mcpServers", name)
     if not isinstance(raw, dict):
-        raise reader.bad(base, raw, "an object")
+        return McpServerConfig(error=str(reader.bad(base, raw, "an object")))
+    problems: list[str] = []
+
+    def read(get: Callable[[], _T], default: _T) -> _T:
+        try:
+            return get()
+        except SettingsError as exc:
+            problems.append(str(exc))
+            return default
+
     config = McpServerConfig(
-        command=reader.string(*base, "command") or None,
-        args=reader.strings(*base, "args") or (),
-        env=reader.string_map(*base, "env"),
-        cwd=reader.string(*base, "cwd") or None,
-        url=reader.string(*base, "url") or None,
-        http_url=reader.string(*base, "httpUrl") or None,
-        headers=reader.string_map(*base, "headers"),
-        timeout=reader.integer(*base, "timeout", default=None),
-        trust=reader.boolean(*base, "trust", default=False),
-        include_tools=reader.strings(*base, "includeTools"),
-        exclude_tools=reader.strings(*base, "excludeTools") or (),
-        description=reader.string(*base, "description"),
+        command=read(lambda: reader.string(*base, "command"), None) or None,
+        args=read(lambda: reader.strings(*base, "args") or (), ()),
+        env=read(lambda: reader.string_map(*base, "env"), {}),
+        cwd=read(lambda: reader.string(*base, "cwd"), None) or None,
+        url=read(lambda: reader.string(*base, "url"), None) or None,
+        http_url=read(lambda: reader.string(*base, "httpUrl"), None) or None,
+        headers=read(lambda: reader.string_map(*base, "headers"), {}),
+        timeout=read(lambda: reader.integer(*base, "timeout", default=None), None),
+        trust=read(lambda: reader.boolean(*base, "trust", default=False), False),
+        include_tools=read(lambda: reader.strings(*base, "includeTools"), None),
+        exclude_tools=read(lambda: reader.strings(*base, "excludeTools") or (), ()),
+        description=read(lambda: reader.string(*base, "description"), None),
         extra={key: value for key, value in raw.items() if key not in _MCP_FIELDS},
     )
     if config.timeout is not None and config.timeout < 0:
-        raise reader.bad(
-            (*base, "timeout"), config.timeout, "a non-negative number of milliseconds"
-        )
-    if config.transport is None:
-        raise reader.error(base, _MCP_MISSING_TRANSPORT)
-    return config
+        what = "a non-negative number of milliseconds"
+        problems.append(str(reader.bad((*base, "timeout"), config.timeout, what)))
+    if not problems and config.transport is None:
+        problems.append(MCP_MISSING_TRANSPORT)
+    return replace(config, error=problems[0]) if problems else config
 
 
 def _server_names(values: tuple[str, ...] | None) -> tuple[str, ...] | None:
@@ -341,5 +362,6 @@ def parse_tool_settings(loaded: LoadedSettings) -> ToolSettings:
         sandbox=_sandbox(r),
         sandbox_network=r.boolean("tools", "sandboxNetwork", default=False),
         web_search=dict(web_search),
+        web=parse_web_settings(loaded),
         trusted=loaded.trusted,
     )

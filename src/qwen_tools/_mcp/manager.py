@@ -8,8 +8,10 @@ async with McpManager(config) as manager:     # start() on enter, aclose() on ex
 
 A server that fails, hangs past its discovery cap (stdio 30 s, remote 5 s, or its
 ``discoveryTimeoutMs``) or dies later costs only itself: its status is ``disconnected`` and
-:meth:`McpManager.last_error` keeps the reason. Roots offered to servers are the workspace
-directories.
+:meth:`McpManager.last_error` keeps the reason. An entry that settings could not use (no
+transport, a field of the wrong type: :attr:`McpServerConfig.error`) is never started; it is
+``disconnected`` from the start, with that error as its reason (logged once). Roots offered to
+servers are the workspace directories.
 """
 
 from __future__ import annotations
@@ -108,11 +110,29 @@ class McpManager:
     async def start(self) -> None:
         """Connect every admitted server in parallel; returns when each is settled."""
         self.started = True
-        await asyncio.gather(*(c.connect() for c in self._connections.values()))
+        usable: list[McpConnection] = []
+        for connection in self._connections.values():
+            if connection.config.error is None:
+                usable.append(connection)
+            else:
+                self._reject(connection, connection.config.error)
+        await asyncio.gather(*(c.connect() for c in usable))
+
+    @staticmethod
+    def _reject(connection: McpConnection, reason: str) -> None:
+        """Mark a server whose settings entry is unusable as disconnected, with the reason."""
+        if connection.error != reason:
+            logger.warning("MCP server '%s': %s", connection.name, reason)
+        connection.status = McpServerStatus.DISCONNECTED
+        connection.error = reason
 
     async def reconnect(self, name: str) -> bool:
         """Reconnect server ``name`` now; whether it is connected afterwards."""
-        return await self._connections[name].reconnect()
+        connection = self._connections[name]
+        if connection.config.error is not None:
+            self._reject(connection, connection.config.error)
+            return False
+        return await connection.reconnect()
 
     async def aclose(self) -> None:
         """Disconnect every server and wait for their tasks and processes to end."""

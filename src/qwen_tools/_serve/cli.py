@@ -1,5 +1,9 @@
 """``qwen-tools serve``: the session's tools as an MCP server, over stdio or streamable HTTP.
 
+Every registered tool is offered: the built-ins, the tools of ``tools.discoveryCommand`` and the
+tools of the ``mcpServers`` it connects to (in parallel, before serving; they stay connected until
+the server stops). A failing discovery or upstream server costs only its own tools (logged).
+
 Exit codes: 0 the server stopped (the client closed stdin, or SIGINT/SIGTERM); 2 the ``mcp``
 extra is missing or the port cannot be bound; 3 settings error.
 """
@@ -10,11 +14,16 @@ import argparse
 import asyncio
 import logging
 import sys
+from typing import TYPE_CHECKING
 
-from .._cli.context import CliConfigError, open_session, report_config_error
+from .._cli.context import CliConfigError, load_config, report_config_error
 from .._cli.main import EXIT_CONFIG, EXIT_OK, EXIT_USAGE
 
-__all__ = ["MISSING_SDK", "run_serve"]
+if TYPE_CHECKING:
+    from .._config.config import Config
+    from .server import ToolServer
+
+__all__ = ["MISSING_SDK", "build_tool_server", "run_serve"]
 
 MISSING_SDK = (
     "qwen-tools: 'serve' needs the MCP SDK; install it with: pip install 'qwen-tools[mcp]'"
@@ -34,6 +43,42 @@ def _announce(url: str) -> None:
     print(f"qwen-tools: serving MCP over streamable HTTP at {url}", file=sys.stderr, flush=True)
 
 
+async def build_tool_server(config: Config) -> ToolServer:
+    """A :class:`ToolServer` with every tool: built-in, discovered, and from ``mcpServers``.
+
+    Must run in the event loop that will serve: the MCP connections live in it.
+    """
+    from .._registry.defaults import build_registry_async
+    from .server import ToolServer
+
+    registry = await build_registry_async(config)
+    if not config.settings.mcp_servers:
+        return ToolServer(registry, config)
+    from .._mcp.manager import McpManager
+    from .._mcp.registration import register_mcp_tools
+
+    manager = McpManager(config)
+    try:
+        await register_mcp_tools(registry, manager)
+    except BaseException:
+        await manager.aclose()
+        raise
+    return ToolServer(registry, config, mcp_manager=manager)
+
+
+async def _serve(config: Config, args: argparse.Namespace) -> None:
+    from .transports import serve_http, serve_stdio
+
+    app = await build_tool_server(config)
+    try:
+        if args.transport == "stdio":
+            await serve_stdio(app)
+        else:
+            await serve_http(app, args.host, args.port, announce=_announce)
+    finally:
+        await app.shutdown()
+
+
 def run_serve(args: argparse.Namespace) -> int:
     """Entry point of ``qwen-tools serve``."""
     try:
@@ -42,21 +87,16 @@ def run_serve(args: argparse.Namespace) -> int:
         print(MISSING_SDK, file=sys.stderr)
         return EXIT_USAGE
     try:
-        session = open_session(args)
+        config = load_config(args)
     except CliConfigError as exc:
         report_config_error(exc)
         return EXIT_CONFIG
     _configure_logging()
 
-    from .server import ToolServer
-    from .transports import ListenError, serve_http, serve_stdio
+    from .transports import ListenError
 
-    app = ToolServer(session.registry, session.config)
-    if args.transport == "stdio":
-        asyncio.run(serve_stdio(app))
-        return EXIT_OK
     try:
-        asyncio.run(serve_http(app, args.host, args.port, announce=_announce))
+        asyncio.run(_serve(config, args))
     except ListenError as exc:
         print(f"qwen-tools: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -19,6 +19,10 @@ they are (only the root is normalised to ``type: object``, as :func:`to_mcp_tool
     group is killed) before the SDK drops the response. Every other outcome, including unknown
     tools and invalid params, is a ``CallToolResult`` (see :mod:`.content`).
 
+The registry may hold MCP tools proxied from upstream servers; the :class:`McpManager` that
+connects them (``mcp_manager``) stays open for the server's lifetime and is closed by
+:meth:`ToolServer.shutdown`.
+
 All HTTP clients of one server share its session state: the tools are bound to one ``Config``.
 Since an MCP server cannot tell one conversation from the next (Claude Desktop keeps one server
 for every chat), ``read_file``'s "unchanged since last read" placeholder is switched off by
@@ -52,6 +56,7 @@ if TYPE_CHECKING:
     from .._config.config import Config
     from .._contract.declarative import BaseDeclarativeTool
     from .._execution.call_types import CompletedToolCall
+    from .._mcp.manager import McpManager
     from .._registry.registry import ToolRegistry
 
 __all__ = ["PROGRESS_MESSAGE_CHARS", "ProgressSender", "ToolServer"]
@@ -137,15 +142,18 @@ class ToolServer:
         version: str = __version__,
         cancel_grace_s: float = 30.0,
         unchanged_reads: bool = False,
+        mcp_manager: McpManager | None = None,
     ) -> None:
         """Serve ``registry`` in the session ``config``.
 
         ``cancel_grace_s`` bounds how long a cancelled call may take to wind down before the
         handler gives up waiting for it. ``unchanged_reads=True`` keeps ``read_file``'s
         "unchanged since last read" answer (only safe when one client runs one conversation).
+        ``mcp_manager`` (the upstream servers of the registry's MCP tools) is closed on shutdown.
         """
         self.registry = registry
         self.config = config
+        self.mcp_manager = mcp_manager
         cache = config.session.read_cache
         if not unchanged_reads and type(cache) is FileReadCache:
             config.session.read_cache = _NoUnchangedReads(enabled=cache.enabled)
@@ -279,7 +287,12 @@ class ToolServer:
             await self._wind_down(task)
 
     async def shutdown(self) -> None:
-        """Abort the calls in flight and stop the session's background shells."""
+        """Abort the calls in flight, stop background shells, disconnect upstream MCP servers.
+
+        Safe to call more than once.
+        """
         await self.abort_running()
         with anyio.CancelScope(shield=True):
             await self.config.session.background_shells.stop_all()
+            if self.mcp_manager is not None:
+                await self.mcp_manager.aclose()

@@ -13,6 +13,8 @@
 * :class:`SaveMemoryTool` — ``save_memory`` (``SaveMemory``, ``think``)
 * :class:`TaskTool` — ``task`` (``Task``, ``agent``): runs a subagent (needs a model)
 * :class:`EnterPlanModeTool` / :class:`ExitPlanModeTool` — ``enter_plan_mode`` / ``exit_plan_mode``
+* :class:`WebFetchTool` — ``web_fetch`` (``WebFetch``, ``fetch``)
+* :class:`WebSearchTool` — ``web_search`` (``WebSearch``, ``search``): when a provider is configured
 
 :func:`create_builtin_tools` builds one of each for a :class:`~qwen_tools._config.config.Config`.
 """
@@ -37,6 +39,8 @@ from .shell import ShellTool
 from .task import TaskTool
 from .task_stop import TaskStopTool
 from .todo_write import TodoWriteTool
+from .web_fetch import WebFetchTool
+from .web_search import WebSearchTool, web_search_enabled
 from .write_file import WriteFileTool
 
 __all__ = [
@@ -53,6 +57,8 @@ __all__ = [
     "TaskStopTool",
     "TaskTool",
     "TodoWriteTool",
+    "WebFetchTool",
+    "WebSearchTool",
     "WriteFileTool",
     "create_builtin_tools",
 ]
@@ -60,7 +66,7 @@ __all__ = [
 
 def create_builtin_tools(config: Config) -> list[BaseDeclarativeTool[Any]]:
     """One instance of every built-in tool, bound to ``config``."""
-    return [
+    tools: list[BaseDeclarativeTool[Any]] = [
         ReadFileTool(config),
         ListDirectoryTool(config),
         GlobTool(config),
@@ -75,4 +81,8 @@ def create_builtin_tools(config: Config) -> list[BaseDeclarativeTool[Any]]:
         TaskTool(config),
         EnterPlanModeTool(config, interactive=config.interactive),
         ExitPlanModeTool(config),
+        WebFetchTool(config),
     ]
+    if web_search_enabled(config):
+        tools.append(WebSearchTool(config))
+    return tools
