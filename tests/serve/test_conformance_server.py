@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from qwen_tools import Config, build_registry
+from qwen_tools._serve.cli import SESSION_ONLY_TOOLS
 from support.npm_peers import conformance_argv, run_private
 from support.processes import MARK_VAR, kill_marked, wait_until_gone
 
@@ -133,7 +134,8 @@ def test_scenario_passes(run: Run, scenario: str) -> None:
 def test_tools_list_offers_every_registered_tool(run: Run) -> None:
     (check,) = [c for c in run.checks("tools-list") if c["id"] == "tools-list"]
     registry = build_registry(Config(run.workspace, home_dir=run.home))
-    assert sorted(check["details"]["tools"]) == sorted(registry.get_all_tool_names())
+    served = set(registry.get_all_tool_names()) - set(SESSION_ONLY_TOOLS)
+    assert sorted(check["details"]["tools"]) == sorted(served)
 
 
 def test_rebinding_is_refused_with_a_client_error(run: Run) -> None:

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from qwen_tools import Config, ToolCallRequest, build_registry, run_tool_call
+from qwen_tools._serve.cli import SESSION_ONLY_TOOLS
 from support.npm_peers import node22, npm_bin
 from support.processes import MARK_VAR
 
@@ -95,7 +96,7 @@ def test_tools_list_passes_the_strict_lint(
     assert summary.groups() == ("0", str(len(findings))), proc.stderr
     tools = {tool["name"]: tool for tool in output["result"]["tools"]}
     registry = build_registry(Config(ws, home_dir=env["QWEN_HOME"]))
-    assert set(tools) == set(registry.get_all_tool_names())
+    assert set(tools) == set(registry.get_all_tool_names()) - set(SESSION_ONLY_TOOLS)
     read_file = tools["read_file"]
     assert read_file["title"] == "ReadFile"
     assert read_file["annotations"]["readOnlyHint"] is True

@@ -19,6 +19,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from qwen_tools import Config, ToolCallRequest, build_registry, run_tool_call
+from qwen_tools._serve.cli import SESSION_ONLY_TOOLS
 from support.processes import group_members, wait_group_gone
 
 from .conftest import EXE, PNG
@@ -57,7 +58,8 @@ async def test_list_tools_with_annotations(ws: Path, env: dict[str, str], mode: 
     assert {"read_file", "glob", "grep_search", "write_file", "run_shell_command"} <= set(listed)
     config = Config(ws, home_dir=env["QWEN_HOME"])
     registry = build_registry(config)
-    assert set(listed) == set(registry.get_all_tool_names())
+    assert set(listed) == set(registry.get_all_tool_names()) - set(SESSION_ONLY_TOOLS)
+    assert not set(SESSION_ONLY_TOOLS) & set(listed)
     read = listed["read_file"]
     assert read.title == "ReadFile"
     assert read.annotations is not None

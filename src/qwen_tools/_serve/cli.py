@@ -39,6 +39,10 @@ def _configure_logging() -> None:
     root.setLevel(logging.WARNING)
 
 
+SESSION_ONLY_TOOLS = ("task", "enter_plan_mode", "exit_plan_mode")
+"""Built-ins not served: subagents need the agent's model, plan mode a user in the session."""
+
+
 def _announce(url: str) -> None:
     print(f"qwen-tools: serving MCP over streamable HTTP at {url}", file=sys.stderr, flush=True)
 
@@ -52,6 +56,9 @@ async def build_tool_server(config: Config) -> ToolServer:
     from .server import ToolServer
 
     registry = await build_registry_async(config)
+    for name in SESSION_ONLY_TOOLS:
+        # they need a person in the loop or the agent's model, neither of which a server has
+        registry.unregister_tool(name)
     if not config.settings.mcp_servers:
         return ToolServer(registry, config)
     from .._mcp.manager import McpManager
@@ -91,6 +98,7 @@ def run_serve(args: argparse.Namespace) -> int:
     except CliConfigError as exc:
         report_config_error(exc)
         return EXIT_CONFIG
+    config.interactive = False  # MCP clients confirm on their side; nobody answers prompts here
     _configure_logging()
 
     from .transports import ListenError
