@@ -4,7 +4,8 @@ Only the standard library is imported here so ``qwen-tools --help`` starts fast;
 imports what it needs when it runs.
 
 Exit codes: 0 success; 1 a tool call failed; 2 usage error (bad arguments or JSON);
-3 configuration error (settings files); 4 a call was cancelled or refused; 130 interrupted.
+3 configuration error (settings files, or no model for ``run``); 4 a call was cancelled or
+refused; 53 the session turn limit of ``run`` was reached; 130 interrupted.
 """
 
 from __future__ import annotations
@@ -55,8 +56,10 @@ def build_parser() -> argparse.ArgumentParser:
         prog="qwen-tools",
         description="Qwen Code's tools system in Python: list, export, call and serve tools.",
         epilog=(
-            "exit codes: 0 ok, 1 tool call failed, 2 usage error, 3 settings error, "
-            "4 cancelled or refused, 130 interrupted"
+            "exit codes: 0 ok, 1 tool call failed (run: model/API error), 2 usage error, "
+            "3 settings error (run: also no model configured), 4 cancelled or refused, "
+            "53 session turn limit (run), 130 interrupted. Without a command, flags or a "
+            "prompt mean 'run'."
         ),
     )
     parser.add_argument("--version", action="version", version=f"qwen-tools {__version__}")
@@ -122,16 +125,36 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_workspace_options(serve)
 
+    from .run_args import add_run_parser
+
+    add_run_parser(sub, _add_workspace_options, APPROVAL_MODES)
+
     from .mcp_cmd import add_mcp_parser
 
     add_mcp_parser(sub)
+
+    from .chat import add_chat_parser
+
+    add_chat_parser(sub, _add_workspace_options, APPROVAL_MODES)
     return parser
+
+
+def _default_to_run(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[str]:
+    """``qwen-tools [flags] PROMPT`` without a command means ``run`` (as ``qwen`` does)."""
+    argv = list(argv)
+    commands: set[str] = set()
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            commands.update(action.choices)
+    if argv and argv[0] not in commands and argv[0] not in ("-h", "--help", "--version"):
+        argv.insert(0, "run")
+    return argv
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the process exit code."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_default_to_run(parser, sys.argv[1:] if argv is None else argv))
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE
@@ -152,10 +175,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .._serve.cli import run_serve
 
             return run_serve(args)
+        if args.command == "run":
+            from .run_cmd import run_run
+
+            return run_run(args, parser)
         if args.command == "mcp":
             from .mcp_cmd import run_mcp
 
             return run_mcp(args)
+        if args.command == "chat":
+            from .chat import run_chat
+
+            return run_chat(args)
     except KeyboardInterrupt:
         print("Interrupted.", file=sys.stderr)
         return EXIT_INTERRUPTED

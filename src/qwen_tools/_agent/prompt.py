@@ -1,0 +1,70 @@
+"""The system prompt: our own instructions, the environment, then the context files.
+
+Assembly follows Qwen Code 0.24.4: the base prompt, then ``\\n\\n---\\n\\n`` and the context
+files' text when there is any (see :mod:`.context`). The base prompt's wording is ours.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import platform
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .._config.config import Config
+
+__all__ = ["assemble_system_prompt", "base_prompt", "environment_section"]
+
+_BASE = """\
+You are a coding agent working in the user's project from a terminal. You help with software \
+engineering tasks by reading and changing files and running commands through the tools you \
+are given.
+
+How to work:
+- Look before you act. Explore the project with the search and read tools until you \
+understand the code you are about to change, its conventions and its tests.
+- Keep changes focused on what was asked. Follow the style, libraries and structure already \
+in use; do not add dependencies or rewrite unrelated code.
+- Use absolute paths with the file tools. Prefer the dedicated tools over shell commands for \
+reading, searching and editing files.
+- Independent tool calls can go in the same turn; they run in parallel when they only read.
+- Before a command that changes the system or deletes data, say briefly what it does and why.
+- After a change, check it: run the project's tests, type checks or linters when you can find \
+them.
+- When a tool fails, read the error and adjust instead of repeating the same call.
+- Never reveal secrets such as API keys, and never commit or push unless the user asks.
+
+How to answer:
+- Be brief and direct; this is a terminal. Skip preambles and summaries of what you are \
+about to do.
+- When the task is done, say what you changed and anything the user still needs to do.
+- If something is ambiguous or you are blocked, say so plainly and ask."""
+
+
+def base_prompt() -> str:
+    """The fixed part of the system prompt."""
+    return _BASE
+
+
+def environment_section(config: Config, *, today: _dt.date | None = None) -> str:
+    """Date, operating system and workspace directories."""
+    day = today or _dt.date.today()
+    lines = [
+        "# Environment",
+        f"- Date: {day.strftime('%A, %B %d, %Y').replace(' 0', ' ')}",
+        f"- Operating system: {platform.system().lower() or 'unknown'}",
+        f"- Working directory: {config.target_dir}",
+    ]
+    extra = [d for d in config.workspace.directories if str(d) != str(config.target_dir)]
+    if extra:
+        lines.append("- Other workspace directories: " + ", ".join(str(d) for d in extra))
+    return "\n".join(lines)
+
+
+def assemble_system_prompt(base: str, context: str | None = None, append: str | None = None) -> str:
+    """``base``, then each non-empty layer after a ``---`` separator, as the reference joins them."""
+    text = base
+    for layer in (context, append):
+        if layer and layer.strip():
+            text += f"\n\n---\n\n{layer.strip()}"
+    return text

@@ -1,0 +1,126 @@
+"""``AgentSession``: the session's model wired into its ``Config``, and a factory for loops.
+
+Creating a session sets ``config.content_generator`` (the chat client, for ``web_fetch``) and
+``config.subagent_runner`` (nested loops, for ``task``). The system prompt (our instructions,
+the environment and the context files) is built once per session.
+
+Usage::
+
+    config = Config.load(cwd)
+    registry = build_registry(config)
+    model = resolve_model_config(config.loaded_settings)
+    async with AgentSession(config, registry, model) as session:
+        loop = session.new_loop(on_event=handle)
+        finished = await loop.send("Fix the failing test")
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .._model.client import ChatClient
+from .context import ContextFiles, load_context
+from .loop import AgentLoop
+from .prompt import assemble_system_prompt, base_prompt, environment_section
+from .stats import SessionStats
+from .subagents import LoopSubagentRunner
+
+if TYPE_CHECKING:
+    import httpx
+
+    from .._config.config import Config
+    from .._execution.call_types import ConfirmationHandler
+    from .._model.model_config import ModelConfig
+    from .._model.retry import RetryPolicy
+    from .._registry.registry import ToolRegistry
+    from .events import EventHandler
+
+__all__ = ["AgentSession"]
+
+
+class AgentSession:
+    """One model, one workspace, one registry: builds :class:`AgentLoop` instances."""
+
+    def __init__(
+        self,
+        config: Config,
+        registry: ToolRegistry,
+        model: ModelConfig,
+        *,
+        confirm: ConfirmationHandler | None = None,
+        stream: bool = True,
+        policy: RetryPolicy | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        system_prompt: str | None = None,
+    ) -> None:
+        """``system_prompt`` replaces our base instructions (context files are still added)."""
+        self.config = config
+        self.registry = registry
+        self.model = model
+        self.confirm = confirm
+        self.stream = stream
+        self.client = ChatClient(model, policy=policy, transport=transport)
+        self.stats = SessionStats()
+        self._base = system_prompt
+        self._context: ContextFiles | None = None
+        self._prompt: str | None = None
+        self.subagents = LoopSubagentRunner(self)
+        config.content_generator = self.client
+        config.subagent_runner = self.subagents
+
+    @property
+    def context(self) -> ContextFiles:
+        """The context files (``QWEN.md`` …) of the workspace, read once."""
+        if self._context is None:
+            self._context = load_context(self.config)
+        return self._context
+
+    def environment(self) -> str:
+        """The environment section shared by the main prompt and subagent prompts."""
+        return environment_section(self.config)
+
+    def system_prompt(self) -> str:
+        """Base instructions + environment, then the context files after ``---``."""
+        if self._prompt is None:
+            base = self._base if self._base is not None else base_prompt()
+            self._prompt = assemble_system_prompt(
+                f"{base}\n\n{self.environment()}", self.context.text
+            )
+        return self._prompt
+
+    def new_loop(
+        self,
+        *,
+        on_event: EventHandler | None = None,
+        max_turns: int = -1,
+        registry: ToolRegistry | None = None,
+        system_prompt: str | None = None,
+        model: ModelConfig | None = None,
+    ) -> AgentLoop:
+        """A fresh conversation (empty history) sharing the session's client and stats."""
+        return AgentLoop(
+            client=self.client,
+            registry=registry if registry is not None else self.registry,
+            config=self.config,
+            system_prompt=system_prompt if system_prompt is not None else self.system_prompt(),
+            model=model or self.model,
+            confirm=self.confirm,
+            max_turns=max_turns,
+            stream=self.stream,
+            on_event=on_event,
+            stats=self.stats,
+        )
+
+    async def aclose(self) -> None:
+        """Close the client and detach from the ``Config``."""
+        await self.client.aclose()
+        if self.config.content_generator is self.client:
+            self.config.content_generator = None
+        if self.config.subagent_runner is self.subagents:
+            self.config.subagent_runner = None
+
+    async def __aenter__(self) -> AgentSession:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()

@@ -1,0 +1,125 @@
+"""Subagents for the ``task`` tool: nested agent loops with their own prompt, tools and limit.
+
+:class:`LoopSubagentRunner` implements :class:`~qwen_tools._agent.protocol.SubagentRunner`.
+A subagent gets a registry view holding only the tools its request names (every tool when it
+names none), never the ``task`` tool itself, so subagents cannot spawn subagents. It shares
+the session's client, statistics and confirmation handler; its system prompt is the
+definition's prompt followed by the environment section; the parent's abort signal reaches
+its model requests and its tools. Progress goes to ``on_progress`` as it happens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from .._contract.abort import AbortSignal
+from .._model.json_args import dumps_arguments
+from .._registry.registry import ToolRegistry
+from .events import (
+    AgentEvent,
+    Finished,
+    ModelTurn,
+    StopReason,
+    ToolCallFinished,
+    ToolCallScheduled,
+)
+from .prompt import assemble_system_prompt
+from .protocol import SubagentProgress, SubagentReport, SubagentRequest
+
+if TYPE_CHECKING:
+    from .session import AgentSession
+
+__all__ = ["SUBAGENT_EXCLUDED_TOOLS", "LoopSubagentRunner", "subagent_registry"]
+
+SUBAGENT_EXCLUDED_TOOLS = frozenset({"task", "agent"})
+"""Tools a subagent never gets (the subagent launcher, under its old and new names)."""
+
+DEFAULT_MAX_TURNS = 100
+_SUMMARY_LIMIT = 300
+
+_REASONS = {
+    StopReason.GOAL: "GOAL",
+    StopReason.MAX_TURNS: "MAX_TURNS",
+    StopReason.CANCELLED: "CANCELLED",
+    StopReason.ERROR: "ERROR",
+}
+
+
+def subagent_registry(parent: ToolRegistry, names: Sequence[str] | None) -> ToolRegistry:
+    """A registry of the named tools of ``parent`` (all when ``names`` is ``None``), minus ``task``."""
+    if names is None:
+        chosen = [t for t in parent.get_all_tools() if t.name not in SUBAGENT_EXCLUDED_TOOLS]
+    else:
+        chosen = []
+        for name in names:
+            tool = parent.get_tool(name)
+            if tool is not None and tool.name not in SUBAGENT_EXCLUDED_TOOLS and tool not in chosen:
+                chosen.append(tool)
+    return ToolRegistry(chosen)
+
+
+def _summary(text: str) -> str:
+    text = text.strip()
+    return text if len(text) <= _SUMMARY_LIMIT else text[: _SUMMARY_LIMIT - 3] + "..."
+
+
+class LoopSubagentRunner:
+    """Runs subagents as nested :class:`~qwen_tools._agent.loop.AgentLoop` instances."""
+
+    def __init__(
+        self, session: AgentSession, *, default_max_turns: int = DEFAULT_MAX_TURNS
+    ) -> None:
+        self.session = session
+        self.default_max_turns = default_max_turns
+
+    async def run_subagent(
+        self,
+        request: SubagentRequest,
+        *,
+        signal: AbortSignal,
+        on_progress: Callable[[SubagentProgress], None] | None = None,
+    ) -> SubagentReport:
+        """Run ``request`` to completion and report how it ended (never raises for model errors)."""
+        session = self.session
+        registry = subagent_registry(session.registry, request.tools)
+        model = session.model.with_model(request.model) if request.model else session.model
+        prompt = assemble_system_prompt(f"{request.system_prompt}\n\n{session.environment()}")
+
+        def relay(event: AgentEvent) -> None:
+            if on_progress is None:
+                return
+            if isinstance(event, ModelTurn) and event.completion.text.strip():
+                on_progress(SubagentProgress("text", event.completion.text))
+            elif isinstance(event, ToolCallScheduled):
+                call = event.request
+                text = f"{call.name}({dumps_arguments(call.args)})"
+                on_progress(SubagentProgress("tool_call", text, call.name, call.call_id))
+            elif isinstance(event, ToolCallFinished):
+                done = event.completed
+                on_progress(
+                    SubagentProgress(
+                        "tool_result",
+                        _summary(done.response_text),
+                        done.request.name,
+                        done.request.call_id,
+                        is_error=done.status != "success",
+                    )
+                )
+
+        max_turns = request.max_turns if request.max_turns is not None else self.default_max_turns
+        loop = session.new_loop(
+            on_event=relay,
+            max_turns=max_turns,
+            registry=registry,
+            system_prompt=prompt,
+            model=model,
+        )
+        finished: Finished = await loop.send(request.prompt, signal=signal)
+        return SubagentReport(
+            text=finished.text,
+            terminate_reason=_REASONS[finished.reason],
+            turns=finished.turns,
+            tool_calls=finished.tool_calls,
+            errors=[finished.error] if finished.error else [],
+        )

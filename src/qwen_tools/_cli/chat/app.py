@@ -1,0 +1,200 @@
+"""The chat session: read a prompt, run it through the agent loop, show its events, repeat.
+
+One :class:`~qwen_tools._agent.session.AgentSession` (model client, stats, system prompt) lives
+for the whole session; ``/clear`` starts a new :class:`~qwen_tools._agent.loop.AgentLoop`
+(empty history). Each prompt is one ``loop.send`` with its own ``AbortController``: Ctrl-C
+aborts it (the stream and running tools stop, the calls get their cancelled responses) and
+the prompt comes back; a second Ctrl-C cancels the task and forgets that turn's messages.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from typing import TYPE_CHECKING
+
+from ..context import CliConfigError, CliSession, mcp_connected, open_session, report_config_error
+from ..main import EXIT_CONFIG, EXIT_OK, EXIT_USAGE
+from .commands import run_command
+from .prompt import INTERRUPT, ChatPrompt, history_path
+from .screen import ChatView
+from .terminal import TurnTerminal
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from ..._agent.events import Finished
+    from ..._agent.loop import AgentLoop
+    from ..._agent.session import AgentSession
+    from ..._config.config import Config
+    from ..._contract.abort import AbortController
+    from ..._model.model_config import ModelConfig
+    from ..._registry.registry import ToolRegistry
+
+NEEDS_TERMINAL = "qwen-tools chat needs a terminal; for scripts use `qwen-tools run PROMPT`."
+
+
+class ChatApp:
+    """One interactive session."""
+
+    def __init__(self, session: CliSession, model: ModelConfig, console: Console) -> None:
+        self.session = session
+        self.model = model
+        self.console = console
+        self.config: Config = session.config
+        self.registry: ToolRegistry = session.registry
+        self.view = ChatView(console, self.registry)
+        self.terminal = TurnTerminal()
+        self.view.on_pause = self.terminal.restore
+        self.view.on_resume = self.terminal.quiet
+        self._agent: AgentSession | None = None
+        self._loop: AgentLoop | None = None
+        self._controller: AbortController | None = None
+
+    # -- the CommandHost protocol -------------------------------------------------------------
+
+    def new_conversation(self) -> None:
+        """Start over with an empty history."""
+        if self._agent is not None:
+            self._loop = self._agent.new_loop(on_event=self.view.handle)
+
+    # -- the session ----------------------------------------------------------------------------
+
+    async def run(self) -> int:
+        """Prompt, run, repeat until /quit, Ctrl-D or two Ctrl-C on an empty prompt."""
+        from ..._agent.session import AgentSession
+        from .dialog import chat_confirm_handler
+
+        confirm = chat_confirm_handler(self.registry, self.view, self.interrupt)
+        async with (
+            mcp_connected(self.session),
+            AgentSession(self.config, self.registry, self.model, confirm=confirm) as agent,
+        ):
+            self._agent = agent
+            self.new_conversation()
+            self._banner()
+            prompt = ChatPrompt(
+                self.config, self.model.model, history_file=history_path(self.config)
+            )
+            try:
+                await self._converse(prompt)
+            finally:
+                self.terminal.close()
+        self.console.print("[dim]Bye.[/]")
+        return EXIT_OK
+
+    async def _converse(self, prompt: ChatPrompt) -> None:
+        armed = False
+        while True:
+            line = await prompt.read()
+            if line is None:
+                return
+            if line == INTERRUPT:
+                if armed:
+                    return
+                armed = True
+                self.console.print("[dim]Press Ctrl-C again to exit.[/]")
+                continue
+            armed = False
+            if not line.strip():
+                continue
+            if _is_command(line):
+                if run_command(self, line):
+                    return
+                continue
+            await self.turn(line)
+
+    def interrupt(self) -> None:
+        """Cancel the running turn (Ctrl-C during a stream, a batch or a dialog)."""
+        controller = self._controller
+        if controller is not None and not controller.signal.aborted:
+            controller.abort("Cancelled by the user.")
+            self.view.cancelling()
+
+    async def turn(self, text: str) -> None:
+        """Send one prompt and show everything until the loop finishes."""
+        from ..._contract.abort import AbortController
+
+        loop = self._loop
+        assert loop is not None
+        controller = AbortController()
+        self._controller = controller
+        history_length = len(loop.history)
+        task = asyncio.ensure_future(loop.send(text, signal=controller.signal))
+
+        def hard_cancel() -> None:
+            task.cancel()
+
+        self.terminal.on_interrupt(self.interrupt, hard_cancel)
+        self.view.begin_turn()
+        finished: Finished | None = None
+        try:
+            finished = await task
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise  # the session itself is being cancelled, not just this turn
+            loop.history.truncate(history_length)  # the turn was cut at an arbitrary point
+        finally:
+            self.view.end_turn()
+            self.terminal.end_turn()
+            self._controller = None
+        self._conclude(finished)
+
+    def _conclude(self, finished: Finished | None) -> None:
+        from ..._agent.events import StopReason
+        from ..run_cmd import TURN_LIMIT_MESSAGE
+
+        if finished is None:
+            self.console.print("[yellow]Interrupted.[/] [dim](this turn was forgotten)[/]")
+        elif finished.reason is StopReason.CANCELLED:
+            self.console.print("[yellow]Request cancelled.[/]")
+        elif finished.reason is StopReason.ERROR:
+            error = finished.error or "[API Error: An unknown error occurred.]"
+            self.console.print(error, style="red", markup=False, highlight=False)
+        elif finished.reason is StopReason.MAX_TURNS:
+            self.console.print(TURN_LIMIT_MESSAGE, style="yellow", markup=False)
+        self.console.print()
+
+    def _banner(self) -> None:
+        from rich.text import Text
+
+        banner = Text()
+        banner.append("✦ qwen-tools chat", style="bold magenta")
+        banner.append(f"  {self.model.model}", style="cyan")
+        banner.append(f"  {self.config.target_dir}", style="dim")
+        banner.append(f"  mode: {self.config.approval_mode.value}", style="dim")
+        self.console.print(banner)
+        self.console.print(
+            "[dim]Enter sends, Ctrl-J adds a line, /help lists commands, Ctrl-D quits.[/]\n"
+        )
+
+
+def _is_command(line: str) -> bool:
+    """``/name ...``, as Qwen Code sees it (``//`` and ``/*`` are text, e.g. comments)."""
+    text = line.strip()
+    return text.startswith("/") and not text.startswith(("//", "/*"))
+
+
+def run_chat_command(args: argparse.Namespace) -> int:
+    """Entry point of ``qwen-tools chat``."""
+    try:
+        session = open_session(args)
+    except CliConfigError as exc:
+        report_config_error(exc)
+        return EXIT_CONFIG
+    from ..._model.model_config import ModelNotConfigured, resolve_model_config
+    from ..run_cmd import _no_model
+
+    try:
+        model = resolve_model_config(session.config.loaded_settings, cli_model=args.model)
+    except ModelNotConfigured as exc:
+        return _no_model("text", session.config.session_id, str(exc))
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        print(NEEDS_TERMINAL, file=sys.stderr)
+        return EXIT_USAGE
+    from rich.console import Console
+
+    app = ChatApp(session, model, Console(highlight=False))
+    return asyncio.run(app.run())

@@ -1,0 +1,210 @@
+"""Which model to talk to and how, resolved from the CLI, the environment and settings.
+
+Precedence follows Qwen Code 0.24.4's ``resolveModelConfig`` for OpenAI-compatible auth:
+
+* model: ``--model``, then ``OPENAI_MODEL``, then ``QWEN_MODEL``, then ``model.name``;
+* API key: ``OPENAI_API_KEY``, then ``security.auth.apiKey``;
+* base URL: ``OPENAI_BASE_URL``, then ``security.auth.baseUrl``, else OpenAI's endpoint.
+
+Blank values count as unset. ``model.generationConfig`` supplies ``timeout`` (ms; also
+``QWEN_CODE_API_TIMEOUT_MS``), ``maxRetries``, ``samplingParams``, ``customHeaders``,
+``extra_body``, ``modalities``, ``contextWindowSize``, ``toolResultContentFormat`` and
+``splitToolMedia``. Unlike the reference, which falls back to a default model name, a missing
+model name is an error here, as is a missing API key (:class:`ModelNotConfigured`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from .caps import Modalities, context_window, modalities_for
+
+if TYPE_CHECKING:
+    from .._config.settings import LoadedSettings
+
+__all__ = [
+    "DEFAULT_BASE_URL",
+    "ModelConfig",
+    "ModelNotConfigured",
+    "resolve_model_config",
+]
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_TIMEOUT_S = 120.0
+DEFAULT_TRANSPORT_RETRIES = 3
+
+NOT_CONFIGURED_HELP = """\
+To run the agent, configure an OpenAI-compatible model, as for Qwen Code:
+
+  environment variables
+    OPENAI_API_KEY    the API key
+    OPENAI_MODEL      the model name (QWEN_MODEL also works)
+    OPENAI_BASE_URL   the endpoint, e.g. https://dashscope.aliyuncs.com/compatible-mode/v1
+                      (default: https://api.openai.com/v1)
+
+  or settings (~/.qwen/settings.json, or .qwen/settings.json in the project)
+    {"security": {"auth": {"apiKey": "...", "baseUrl": "..."}},
+     "model": {"name": "..."}}
+
+  or pass --model NAME for the model name."""
+
+
+class ModelNotConfigured(Exception):
+    """No usable model: ``missing`` names what is absent; ``str()`` is the full help text."""
+
+    def __init__(self, missing: list[str], detail: str | None = None) -> None:
+        self.missing = missing
+        head = detail or f"No model is configured: missing {' and '.join(missing)}."
+        super().__init__(f"{head}\n\n{NOT_CONFIGURED_HELP}")
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """Everything the chat client and the loop need to know about the session's model."""
+
+    model: str
+    api_key: str
+    base_url: str = DEFAULT_BASE_URL
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    transport_retries: int = DEFAULT_TRANSPORT_RETRIES
+    """Quick retries inside each attempt (the OpenAI SDK's ``maxRetries``)."""
+    sampling: Mapping[str, Any] | None = None
+    """``samplingParams``: sent as request fields; when set, ``max_tokens`` is not added."""
+    custom_headers: Mapping[str, str] = field(default_factory=dict)
+    extra_body: Mapping[str, Any] = field(default_factory=dict)
+    modalities: Modalities = field(default_factory=Modalities)
+    context_window: int = 200_000
+    tool_result_format: Literal["parts", "string"] = "parts"
+    split_tool_media: bool = False
+    sources: Mapping[str, str] = field(default_factory=dict)
+    """Where each of model, API key and base URL came from (for diagnostics)."""
+
+    @property
+    def endpoint(self) -> str:
+        """The chat-completions URL."""
+        return self.base_url.rstrip("/") + "/chat/completions"
+
+    def with_model(self, model: str) -> ModelConfig:
+        """The same endpoint and options for another model name."""
+        from dataclasses import replace
+
+        return replace(
+            self,
+            model=model,
+            modalities=modalities_for(model),
+            context_window=context_window(model),
+        )
+
+
+def _present(value: Any) -> bool:
+    return isinstance(value, str) and value.strip() != ""
+
+
+def _first(*layers: tuple[Any, str]) -> tuple[str | None, str | None]:
+    for value, source in layers:
+        if _present(value):
+            return str(value).strip(), source
+    return None, None
+
+
+def _number(value: Any, key: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ModelNotConfigured(
+            [], f"model.generationConfig.{key} must be a number, got {value!r}."
+        )
+    return float(value)
+
+
+def _modalities(raw: Any, model: str) -> Modalities:
+    if not isinstance(raw, dict):
+        return modalities_for(model)
+    return Modalities(
+        image=bool(raw.get("image")),
+        pdf=bool(raw.get("pdf")),
+        audio=bool(raw.get("audio")),
+        video=bool(raw.get("video")),
+    )
+
+
+def _generation(settings: LoadedSettings | None) -> dict[str, Any]:
+    raw = settings.get("model.generationConfig") if settings is not None else None
+    return raw if isinstance(raw, dict) else {}
+
+
+def resolve_model_config(
+    settings: LoadedSettings | None,
+    env: Mapping[str, str] | None = None,
+    *,
+    cli_model: str | None = None,
+) -> ModelConfig:
+    """The session's :class:`ModelConfig`; raises :class:`ModelNotConfigured`."""
+    env = os.environ if env is None else env
+    get = settings.get if settings is not None else (lambda key, default=None: default)
+    auth_type = get("security.auth.selectedType")
+    if _present(auth_type) and auth_type not in ("openai", "USE_OPENAI"):
+        raise ModelNotConfigured(
+            [],
+            f'security.auth.selectedType is "{auth_type}"; qwen-tools talks to '
+            'OpenAI-compatible endpoints only ("openai").',
+        )
+    model, model_source = _first(
+        (cli_model, "--model"),
+        (env.get("OPENAI_MODEL"), "OPENAI_MODEL"),
+        (env.get("QWEN_MODEL"), "QWEN_MODEL"),
+        (get("model.name"), "model.name"),
+    )
+    api_key, key_source = _first(
+        (env.get("OPENAI_API_KEY"), "OPENAI_API_KEY"),
+        (get("security.auth.apiKey"), "security.auth.apiKey"),
+    )
+    base_url, url_source = _first(
+        (env.get("OPENAI_BASE_URL"), "OPENAI_BASE_URL"),
+        (get("security.auth.baseUrl"), "security.auth.baseUrl"),
+    )
+    missing = [
+        label
+        for label, value in (("an API key", api_key), ("a model name", model))
+        if value is None
+    ]
+    if missing or model is None or api_key is None:
+        raise ModelNotConfigured(missing)
+    gen = _generation(settings)
+    timeout_ms = _number(gen.get("timeout"), "timeout")
+    env_timeout = (env.get("QWEN_CODE_API_TIMEOUT_MS") or "").strip()
+    if env_timeout.isdigit():
+        timeout_ms = float(env_timeout)
+    timeout_s = DEFAULT_TIMEOUT_S if timeout_ms is None else timeout_ms / 1000
+    if timeout_s <= 0:
+        timeout_s = float(2**31 - 1) / 1000
+    retries = _number(gen.get("maxRetries"), "maxRetries")
+    sampling = gen.get("samplingParams")
+    headers = gen.get("customHeaders")
+    extra = gen.get("extra_body")
+    window = _number(gen.get("contextWindowSize"), "contextWindowSize")
+    fmt = gen.get("toolResultContentFormat")
+    return ModelConfig(
+        model=model,
+        api_key=api_key,
+        base_url=base_url or DEFAULT_BASE_URL,
+        timeout_s=timeout_s,
+        transport_retries=DEFAULT_TRANSPORT_RETRIES if retries is None else max(0, int(retries)),
+        sampling=dict(sampling) if isinstance(sampling, dict) else None,
+        custom_headers={str(k): str(v) for k, v in headers.items()}
+        if isinstance(headers, dict)
+        else {},
+        extra_body=dict(extra) if isinstance(extra, dict) else {},
+        modalities=_modalities(gen.get("modalities"), model),
+        context_window=int(window) if window else context_window(model),
+        tool_result_format="string" if fmt == "string" else "parts",
+        split_tool_media=gen.get("splitToolMedia") is True,
+        sources={
+            "model": model_source or "",
+            "apiKey": key_source or "",
+            "baseUrl": url_source or "default",
+        },
+    )

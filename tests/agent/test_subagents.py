@@ -1,0 +1,134 @@
+"""``run_subagent``: a nested loop with its own prompt, tool subset, turn limit and cancellation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from qwen_tools import AbortController, Config
+from qwen_tools._agent.protocol import SubagentProgress, SubagentRequest, SubagentRunner
+from qwen_tools._agent.session import AgentSession
+from qwen_tools._model.protocol import ContentGenerator
+from qwen_tools._registry.registry import ToolRegistry
+from support.fake_openai import FakeOpenAI, Reply, call
+
+from .conftest import FAST, model_for
+
+
+def session_for(server: FakeOpenAI, config: Config, registry: ToolRegistry) -> AgentSession:
+    return AgentSession(config, registry, model_for(server), policy=FAST)
+
+
+async def test_session_wires_config(
+    server: FakeOpenAI, config: Config, registry: ToolRegistry
+) -> None:
+    async with session_for(server, config, registry) as session:
+        assert isinstance(config.content_generator, ContentGenerator)
+        assert isinstance(config.subagent_runner, SubagentRunner)
+        assert config.subagent_runner is session.subagents
+    assert config.content_generator is None and config.subagent_runner is None
+
+
+async def test_subagent_runs_with_its_tool_subset(
+    server: FakeOpenAI, config: Config, registry: ToolRegistry, ws: Path
+) -> None:
+    server.script = [
+        Reply(
+            content="Checking.",
+            tool_calls=[
+                call("read_file", {"file_path": f"{ws}/notes.txt"}, "a"),
+                call("write_file", {"file_path": f"{ws}/no.txt", "content": "x"}, "b"),
+            ],
+        ),
+        Reply(content="Report: notes has three lines."),
+    ]
+    progress: list[SubagentProgress] = []
+    request = SubagentRequest(
+        name="explorer",
+        system_prompt="You explore.",
+        prompt="Count the lines of notes.txt",
+        tools=["read_file", "glob", "task"],
+    )
+    async with session_for(server, config, registry) as session:
+        assert "task" in registry
+        report = await session.subagents.run_subagent(
+            request, signal=AbortController().signal, on_progress=progress.append
+        )
+    assert (report.text, report.terminate_reason, report.turns, report.tool_calls) == (
+        "Report: notes has three lines.",
+        "GOAL",
+        2,
+        2,
+    )
+    first = server.requests[0]
+    assert sorted(t["function"]["name"] for t in first["tools"]) == ["glob", "read_file"]
+    assert first["messages"][0]["content"].startswith("You explore.")
+    assert first["messages"][1]["content"] == [
+        {"type": "text", "text": "Count the lines of notes.txt"}
+    ]
+    denied = server.requests[1]["messages"][-1]["content"][0]["text"]
+    assert denied.startswith('Tool "write_file" not found in registry.')
+    assert not (ws / "no.txt").exists()
+    kinds = [(p.kind, p.tool_name, p.is_error) for p in progress]
+    assert kinds == [
+        ("text", None, False),
+        ("tool_call", "read_file", False),
+        ("tool_call", "write_file", False),
+        ("tool_result", "write_file", True),  # unknown tools fail before anything runs
+        ("tool_result", "read_file", False),
+        ("text", None, False),
+    ]
+    assert progress[1].text == f'read_file({{"file_path":"{ws}/notes.txt"}})'
+
+
+async def test_subagent_without_a_list_gets_everything_but_task(
+    server: FakeOpenAI, config: Config, registry: ToolRegistry
+) -> None:
+    server.script = [Reply(content="done")]
+    request = SubagentRequest(name="general-purpose", system_prompt="p", prompt="go", model="other")
+    async with session_for(server, config, registry) as session:
+        await session.subagents.run_subagent(request, signal=AbortController().signal)
+    names = {t["function"]["name"] for t in server.requests[0]["tools"]}
+    assert names == set(registry.get_all_tool_names()) - {"task"}
+    assert server.requests[0]["model"] == "other"
+
+
+async def test_subagent_turn_limit(
+    server: FakeOpenAI, config: Config, registry: ToolRegistry
+) -> None:
+    server.script = lambda _body: Reply(content="more", tool_calls=[call("glob", {"pattern": "*"})])
+    request = SubagentRequest(name="x", system_prompt="p", prompt="go", max_turns=3)
+    async with session_for(server, config, registry) as session:
+        report = await session.subagents.run_subagent(request, signal=AbortController().signal)
+    assert (report.terminate_reason, report.turns, len(server.requests)) == ("MAX_TURNS", 3, 3)
+
+
+async def test_cancellation_reaches_nested_tools(
+    server: FakeOpenAI, config: Config, registry: ToolRegistry, ws: Path
+) -> None:
+    server.script = [
+        Reply(tool_calls=[call("run_shell_command", {"command": "sleep 60"}, "s")]),
+    ]
+    controller = AbortController()
+
+    def on_progress(item: SubagentProgress) -> None:
+        if item.kind == "tool_call":
+            controller.abort("parent cancelled")
+
+    request = SubagentRequest(name="x", system_prompt="p", prompt="go", tools=["run_shell_command"])
+    async with session_for(server, config, registry) as session:
+        report = await session.subagents.run_subagent(
+            request, signal=controller.signal, on_progress=on_progress
+        )
+    assert report.terminate_reason == "CANCELLED"
+    assert report.tool_calls == 1
+    assert len(server.requests) == 1
+
+
+async def test_subagent_api_error_is_reported(
+    server: FakeOpenAI, config: Config, registry: ToolRegistry
+) -> None:
+    server.script = lambda _body: Reply(status=401, error={"error": {"message": "bad key"}})
+    request = SubagentRequest(name="x", system_prompt="p", prompt="go")
+    async with session_for(server, config, registry) as session:
+        report = await session.subagents.run_subagent(request, signal=AbortController().signal)
+    assert (report.terminate_reason, report.errors) == ("ERROR", ["[API Error: 401 bad key]"])

@@ -1,0 +1,369 @@
+"""``qwen-tools chat`` in a real pseudo-terminal, against the scripted OpenAI server on 127.0.0.1.
+
+The harness types into the terminal like a person (keys, Enter, Ctrl-C, Ctrl-D) and reads
+what the program draws; it answers the terminal's cursor-position requests as a terminal
+emulator would. Expectations wait for text to appear (the deadline is only a safety net).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from support.fake_openai import FakeOpenAI, Reply, call
+from support.processes import MARK_VAR, process_guard
+from support.pty_terminal import PtyTerminal
+
+EXE = Path(sys.executable).with_name("qwen-tools")
+
+
+@pytest.fixture(autouse=True)
+def _no_leftovers(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    yield from process_guard(monkeypatch, timeout=5.0)
+
+
+def base_env(tmp_path: Path) -> dict[str, str]:
+    home = tmp_path / "home"
+    (home / ".qwen").mkdir(parents=True, exist_ok=True)
+    values = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(home),
+        "QWEN_HOME": str(home / ".qwen"),
+        "QWEN_CODE_SYSTEM_SETTINGS_PATH": str(tmp_path / "system-settings.json"),
+        "QWEN_CODE_SYSTEM_DEFAULTS_PATH": str(tmp_path / "system-defaults.json"),
+        "LANG": "C.UTF-8",
+        "TERM": "xterm-256color",
+        MARK_VAR: os.environ[MARK_VAR],
+    }
+    if "PYTHONPATH" in os.environ:
+        values["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    return values
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    return root
+
+
+@pytest.fixture
+def chat(tmp_path: Path, ws: Path) -> Iterator[Any]:
+    """A factory: ``chat(server, *args)`` starts the session against ``server``."""
+    started: list[PtyTerminal] = []
+
+    def start(server: FakeOpenAI, *args: str, env: dict[str, str] | None = None) -> PtyTerminal:
+        values = {
+            **base_env(tmp_path),
+            **(env or {}),
+            "OPENAI_API_KEY": "test-key",
+            "OPENAI_MODEL": "fake-model",
+            "OPENAI_BASE_URL": server.url,
+        }
+        terminal = PtyTerminal([str(EXE), "chat", *args], values, ws)
+        started.append(terminal)
+        return terminal
+
+    yield start
+    for terminal in started:
+        terminal.close()
+
+
+def user_texts(request: dict[str, Any]) -> list[str]:
+    texts = []
+    for message in request["messages"]:
+        if message["role"] == "user":
+            content = message["content"]
+            texts.append(content if isinstance(content, str) else content[0]["text"])
+    return texts
+
+
+def test_streamed_text_appears_as_it_arrives_and_quit_exits_0(chat: Any) -> None:
+    hold = threading.Event()
+    answer = Reply(content="Streaming works: **bold** and `code`.", hold=hold, split=2)
+    with FakeOpenAI([answer]) as server:
+        term = chat(server)
+        term.expect("qwen-tools chat")
+        term.prompt()
+        term.send("hello there\r")
+        term.expect("Streaming works:")  # the first half, while the server holds the rest
+        assert "and code" not in term.text
+        hold.set()
+        term.expect(r"✦ Streaming works: bold and code\.")  # the final Markdown rendering
+        term.prompt()
+        term.send("/quit\r")
+        assert term.finish() == 0
+    assert "Bye." in term.text
+    assert user_texts(server.requests[0]) == ["hello there"]
+    assert server.requests[0]["stream"] is True
+
+
+def test_tool_calls_confirmation_and_diff(chat: Any, ws: Path) -> None:
+    target = ws / "greet.py"
+    target.write_text("def greet():\n    return 'hello'\n")
+    edit = {"file_path": str(target), "old_string": "'hello'", "new_string": "'hello, world'"}
+    script = [
+        Reply(content="Reading it.", tool_calls=[call("read_file", {"file_path": str(target)})]),
+        Reply(content="Now the edit.", tool_calls=[call("edit", edit)]),
+        Reply(content="Changed the greeting."),
+    ]
+    with FakeOpenAI(script) as server:
+        term = chat(server)
+        term.prompt()
+        term.send("make it greet the world\r")
+        term.expect(r"✓ ReadFile greet\.py")
+        term.expect(r"\? Edit greet\.py")
+        term.expect(r"-\s+return 'hello'")
+        term.expect(r"\+\s+return 'hello, world'")
+        term.expect("Apply this change?")
+        term.expect(r"1\. Yes, allow once")
+        term.expect(r"n\. No \(cancel\)")
+        assert target.read_text() == "def greet():\n    return 'hello'\n"  # still asking
+        term.send("1")
+        term.expect(r"✓ Edit greet\.py")
+        shown = term.expect(r"(?s).*Changed the greeting\.")[0]
+        assert re.search(r"2 \+\s+return 'hello, world'", shown)
+        assert "\x1b[32m+    return 'hello, world'" in term.raw.decode()  # added lines are green
+        term.prompt()
+        term.send("\x04")  # Ctrl-D
+        assert term.finish() == 0
+    assert target.read_text() == "def greet():\n    return 'hello, world'\n"
+    tool_messages = [m for m in server.requests[2]["messages"] if m["role"] == "tool"]
+    assert len(tool_messages) == 2
+    assert "has been updated" in json.dumps(tool_messages[1])
+
+
+def test_refusing_an_edit_leaves_the_file(chat: Any, ws: Path) -> None:
+    target = ws / "keep.txt"
+    target.write_text("original\n")
+    edit = {"file_path": str(target), "old_string": "original", "new_string": "changed"}
+    script = [
+        Reply(tool_calls=[call("read_file", {"file_path": str(target)})]),
+        Reply(tool_calls=[call("edit", edit)]),
+        Reply(content="Understood."),
+    ]
+    with FakeOpenAI(script) as server:
+        term = chat(server)
+        term.prompt()
+        term.send("change it\r")
+        term.expect("Apply this change?")
+        term.send("n")
+        term.expect(r"- Edit keep\.txt")  # the cancelled glyph
+        term.expect("Understood.")
+        term.prompt()
+        term.send("/quit\r")
+        assert term.finish() == 0
+    assert target.read_text() == "original\n"
+    assert "User did not allow tool call" in json.dumps(server.requests[2]["messages"][-1])
+
+
+def test_ctrl_c_cancels_a_long_shell_command_and_the_session_goes_on(chat: Any) -> None:
+    command = "echo started-$((6*7)); sleep 60; echo finished-$((5*5))"
+    script = [
+        Reply(tool_calls=[call("run_shell_command", {"command": command})]),
+        Reply(content="Still here."),
+    ]
+    with FakeOpenAI(script) as server:
+        term = chat(server, "--approval-mode", "yolo")
+        term.prompt()
+        term.send("run the slow thing\r")
+        term.expect(r"⊷ Shell")
+        term.expect("started-42")  # live output while it runs
+        term.send("\x03")  # Ctrl-C
+        term.expect(r"- Shell")
+        term.expect("Request cancelled.")
+        term.prompt()
+        assert len(server.requests) == 1  # the cancelled turn asked the model nothing more
+        term.send("are you there?\r")
+        term.expect("Still here.")
+        term.prompt()
+        term.send("\x04")
+        assert term.finish() == 0
+    assert "finished-25" not in term.text
+    second = server.requests[1]["messages"]
+    assert user_texts(server.requests[1]) == ["run the slow thing", "are you there?"]
+    cancelled = next(m for m in second if m["role"] == "tool")
+    assert "cancel" in json.dumps(cancelled).lower()
+
+
+def test_ctrl_c_cancels_the_model_stream(chat: Any) -> None:
+    hold = threading.Event()
+    script = [Reply(content="Partial answer, then the rest.", hold=hold), Reply(content="Next.")]
+    with FakeOpenAI(script) as server:
+        term = chat(server)
+        term.prompt()
+        term.send("talk slowly\r")
+        term.expect("Partial answer")
+        term.send("\x03")
+        term.expect("Request cancelled.")
+        term.prompt()
+        hold.set()
+        term.send("go on\r")
+        term.expect("Next.")
+        term.prompt()
+        term.send("/quit\r")
+        assert term.finish() == 0
+    assert "then the rest" not in term.text
+    assert user_texts(server.requests[1]) == ["talk slowly", "go on"]
+
+
+def test_ctrl_c_in_the_dialog_cancels_the_turn(chat: Any, ws: Path) -> None:
+    script = [Reply(tool_calls=[call("run_shell_command", {"command": "touch made.txt"})])]
+    with FakeOpenAI(script) as server:
+        term = chat(server)
+        term.prompt()
+        term.send("make a file\r")
+        term.expect("Allow execution of: 'touch'?")
+        term.send("\x03")
+        term.expect(r"- Shell touch made\.txt")
+        term.expect("Request cancelled.")
+        term.prompt()
+        term.send("/quit\r")
+        assert term.finish() == 0
+    assert len(server.requests) == 1
+    assert not (ws / "made.txt").exists()
+
+
+def test_modify_with_external_editor(chat: Any, ws: Path, tmp_path: Path) -> None:
+    editor = tmp_path / "editor.sh"
+    editor.write_text('#!/bin/sh\nfor last; do :; done\nprintf "from the editor\\n" > "$last"\n')
+    editor.chmod(0o755)
+    target = ws / "story.txt"
+    script = [
+        Reply(tool_calls=[call("write_file", {"file_path": str(target), "content": "model\n"})]),
+        Reply(content="Written."),
+    ]
+    with FakeOpenAI(script) as server:
+        term = chat(server, env={"EDITOR": str(editor)})
+        term.prompt()
+        term.send("write a story\r")
+        term.expect(r"3\. Modify with external editor")
+        term.send("3")
+        term.expect(r"\+from the editor")  # asked again, with the user's version
+        term.expect("Apply this change?")
+        term.send("1")
+        term.expect("Written.")
+        term.prompt()
+        term.send("/quit\r")
+        assert term.finish() == 0
+    assert target.read_text() == "from the editor\n"
+    assert "User modified the `content`" in json.dumps(server.requests[1]["messages"][-1])
+
+
+def test_slash_commands(chat: Any) -> None:
+    with FakeOpenAI([Reply(content="First answer."), Reply(content="Fresh start.")]) as server:
+        term = chat(server)
+        term.prompt()
+        term.send("/help\r")
+        term.expect(r"/mode \[MODE\]")
+        term.prompt()
+        term.send("/tools\r")
+        term.expect(r"read_file\s+ReadFile\s+read")
+        term.prompt()
+        term.send("/mode auto-edit\r")
+        term.expect("Approval mode: auto-edit")
+        term.prompt()
+        term.send("/mode sideways\r")
+        term.expect('Invalid approval mode: "sideways"')
+        term.prompt()
+        term.send("/nope\r")
+        term.expect("Unknown command /nope")
+        term.prompt()
+        term.send("first\r")
+        term.expect("First answer.")
+        term.prompt()
+        term.send("/clear\r")
+        term.expect("New conversation.")
+        term.prompt()
+        term.send("second\r")
+        term.expect("Fresh start.")
+        term.prompt()
+        term.send("\x03")  # Ctrl-C on an empty prompt: asks for a second one
+        term.expect("Press Ctrl-C again to exit.")
+        term.prompt()
+        term.send("\x03")
+        assert term.finish() == 0
+    assert user_texts(server.requests[1]) == ["second"]  # /clear forgot "first"
+
+
+def test_multi_line_prompt(chat: Any) -> None:
+    with FakeOpenAI([Reply(content="Got both lines.")]) as server:
+        term = chat(server)
+        term.prompt()
+        term.send("line one\nline two\\\rline three\r")  # Ctrl-J, then backslash-Enter
+        term.expect("Got both lines.")
+        term.prompt()
+        term.send("/quit\r")
+        assert term.finish() == 0
+    assert user_texts(server.requests[0]) == ["line one\nline two\nline three"]
+
+
+def test_history_recalls_earlier_prompts(chat: Any, tmp_path: Path) -> None:
+    with FakeOpenAI([Reply(content="One."), Reply(content="Two.")]) as server:
+        term = chat(server)
+        term.prompt()
+        term.send("remember me\r")
+        term.expect("One.")
+        term.prompt()
+        term.send("\x1b[A")  # Up
+        term.expect("remember me")
+        term.send("\r")
+        term.expect("Two.")
+        term.prompt()
+        term.send("/quit\r")
+        assert term.finish() == 0
+    assert user_texts(server.requests[1]) == ["remember me", "remember me"]
+    saved = list((tmp_path / "home" / ".qwen" / "tmp").glob("*/chat_history"))
+    assert len(saved) == 1 and "+remember me" in saved[0].read_text()
+
+
+def test_without_a_model_the_message_of_run(tmp_path: Path, ws: Path) -> None:
+    env = base_env(tmp_path)
+    chat = subprocess.run(
+        [str(EXE), "chat"], env=env, cwd=ws, capture_output=True, text=True, timeout=60
+    )
+    run = subprocess.run(
+        [str(EXE), "run", "hi"],
+        env=env,
+        cwd=ws,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert chat.returncode == run.returncode == 3
+    assert chat.stderr == run.stderr
+    assert "No model is configured" in chat.stderr
+
+
+def test_without_a_terminal(tmp_path: Path, ws: Path) -> None:
+    env = {**base_env(tmp_path), "OPENAI_API_KEY": "k", "OPENAI_MODEL": "m"}
+    done = subprocess.run(
+        [str(EXE), "chat"],
+        env=env,
+        cwd=ws,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "needs a terminal" in done.stderr
+
+
+def test_help_does_not_import_the_terminal_libraries() -> None:
+    probe = (
+        "import sys, qwen_tools._cli.main as m; m.build_parser().format_help(); "
+        "print(sorted({k.split('.')[0] for k in sys.modules} & {'rich', 'prompt_toolkit'}))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
