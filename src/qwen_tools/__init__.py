@@ -10,224 +10,145 @@ from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
 
-if TYPE_CHECKING:
-    from ._config.config import (
-        Config as Config,
+if TYPE_CHECKING:  # the static view of the lazy exports below
+    from ._agent.events import (
+        AgentEvent as AgentEvent,
+        Finished as Finished,
+        ModelTurn as ModelTurn,
+        Retrying as Retrying,
+        StopReason as StopReason,
+        TextDelta as TextDelta,
+        ThinkingDelta as ThinkingDelta,
+        ToolCallAwaitingApproval as ToolCallAwaitingApproval,
+        ToolCallFinished as ToolCallFinished,
+        ToolCallOutput as ToolCallOutput,
+        ToolCallScheduled as ToolCallScheduled,
+        ToolCallStarted as ToolCallStarted,
+        TurnFinished as TurnFinished,
+        TurnStarted as TurnStarted,
     )
+    from ._agent.loop import AgentLoop as AgentLoop, iter_events as iter_events
+    from ._agent.protocol import (
+        SubagentProgress as SubagentProgress,
+        SubagentReport as SubagentReport,
+        SubagentRequest as SubagentRequest,
+        SubagentRunner as SubagentRunner,
+    )
+    from ._agent.session import AgentSession as AgentSession
+    from ._config.config import Config as Config
     from ._config.file_service import (
         FileDiscoveryService as FileDiscoveryService,
-    )
-    from ._config.file_service import (
         FileFilteringOptions as FileFilteringOptions,
     )
     from ._config.settings import (
         LoadedSettings as LoadedSettings,
-    )
-    from ._config.settings import (
         SettingsError as SettingsError,
-    )
-    from ._config.settings import (
         load_settings as load_settings,
     )
     from ._config.tool_settings import (
         ApprovalMode as ApprovalMode,
-    )
-    from ._config.tool_settings import (
         McpServerConfig as McpServerConfig,
-    )
-    from ._config.tool_settings import (
         ToolSettings as ToolSettings,
     )
-    from ._config.workspace import (
-        WorkspaceContext as WorkspaceContext,
-    )
+    from ._config.workspace import WorkspaceContext as WorkspaceContext
     from ._contract.abort import (
         AbortController as AbortController,
-    )
-    from ._contract.abort import (
         AbortError as AbortError,
-    )
-    from ._contract.abort import (
         AbortSignal as AbortSignal,
     )
     from ._contract.confirmation import (
         EditConfirmationDetails as EditConfirmationDetails,
-    )
-    from ._contract.confirmation import (
         ExecConfirmationDetails as ExecConfirmationDetails,
-    )
-    from ._contract.confirmation import (
         InfoConfirmationDetails as InfoConfirmationDetails,
-    )
-    from ._contract.confirmation import (
         McpConfirmationDetails as McpConfirmationDetails,
-    )
-    from ._contract.confirmation import (
         PlanConfirmationDetails as PlanConfirmationDetails,
-    )
-    from ._contract.confirmation import (
         ToolCallConfirmationDetails as ToolCallConfirmationDetails,
-    )
-    from ._contract.confirmation import (
         ToolConfirmationOutcome as ToolConfirmationOutcome,
-    )
-    from ._contract.confirmation import (
         ToolConfirmationPayload as ToolConfirmationPayload,
     )
     from ._contract.declarative import (
         BaseDeclarativeTool as BaseDeclarativeTool,
-    )
-    from ._contract.declarative import (
         FunctionDeclaration as FunctionDeclaration,
     )
     from ._contract.display import (
         DiffStat as DiffStat,
-    )
-    from ._contract.display import (
         FileDiff as FileDiff,
-    )
-    from ._contract.display import (
         McpToolProgressDisplay as McpToolProgressDisplay,
-    )
-    from ._contract.display import (
         PlanSummaryDisplay as PlanSummaryDisplay,
-    )
-    from ._contract.display import (
         TaskExecutionDisplay as TaskExecutionDisplay,
-    )
-    from ._contract.display import (
         TodoItem as TodoItem,
-    )
-    from ._contract.display import (
         TodoListDisplay as TodoListDisplay,
-    )
-    from ._contract.display import (
         ToolResultDisplay as ToolResultDisplay,
     )
     from ._contract.errors import (
         StructuredToolError as StructuredToolError,
-    )
-    from ._contract.errors import (
         ToolError as ToolError,
-    )
-    from ._contract.errors import (
         ToolErrorType as ToolErrorType,
-    )
-    from ._contract.errors import (
         ToolParamsError as ToolParamsError,
     )
     from ._contract.function_response import (
         convert_to_function_response as convert_to_function_response,
-    )
-    from ._contract.function_response import (
         function_response_for_result as function_response_for_result,
-    )
-    from ._contract.function_response import (
         response_text as response_text,
     )
     from ._contract.invocation import (
         BaseToolInvocation as BaseToolInvocation,
-    )
-    from ._contract.invocation import (
         ToolInvocation as ToolInvocation,
-    )
-    from ._contract.invocation import (
         ToolLocation as ToolLocation,
-    )
-    from ._contract.invocation import (
         UpdateOutput as UpdateOutput,
     )
     from ._contract.kinds import (
         CONCURRENCY_SAFE_KINDS as CONCURRENCY_SAFE_KINDS,
-    )
-    from ._contract.kinds import (
         MUTATOR_KINDS as MUTATOR_KINDS,
-    )
-    from ._contract.kinds import (
         READ_ONLY_KINDS as READ_ONLY_KINDS,
-    )
-    from ._contract.kinds import (
         Kind as Kind,
     )
     from ._contract.model_tool import (
         FunctionTool as FunctionTool,
-    )
-    from ._contract.model_tool import (
         ModelDeclarativeTool as ModelDeclarativeTool,
-    )
-    from ._contract.model_tool import (
         tool as tool,
     )
     from ._contract.modifiable import (
         ModifiableTool as ModifiableTool,
-    )
-    from ._contract.modifiable import (
         ModifyContext as ModifyContext,
-    )
-    from ._contract.modifiable import (
         is_modifiable as is_modifiable,
     )
     from ._contract.parts import (
         FileDataPart as FileDataPart,
-    )
-    from ._contract.parts import (
         FunctionCall as FunctionCall,
-    )
-    from ._contract.parts import (
         FunctionResponse as FunctionResponse,
-    )
-    from ._contract.parts import (
         InlineDataPart as InlineDataPart,
-    )
-    from ._contract.parts import (
         Part as Part,
-    )
-    from ._contract.parts import (
         PartListUnion as PartListUnion,
-    )
-    from ._contract.parts import (
         PartUnion as PartUnion,
-    )
-    from ._contract.parts import (
         TextPart as TextPart,
-    )
-    from ._contract.parts import (
         part_from_dict as part_from_dict,
-    )
-    from ._contract.parts import (
         to_parts as to_parts,
     )
-    from ._contract.results import (
-        ToolResult as ToolResult,
-    )
-    from ._contract.validation import (
-        validate_params as validate_params,
-    )
+    from ._contract.results import ToolResult as ToolResult
+    from ._contract.validation import validate_params as validate_params
     from ._execution.tool_call import (
         CompletedToolCall as CompletedToolCall,
-    )
-    from ._execution.tool_call import (
         ToolCallRequest as ToolCallRequest,
-    )
-    from ._execution.tool_call import (
         run_tool_call as run_tool_call,
     )
-    from ._registry.defaults import (
-        build_registry as build_registry,
+    from ._model.client import ChatClient as ChatClient
+    from ._model.errors import ModelError as ModelError, ModelHTTPError as ModelHTTPError
+    from ._model.model_config import (
+        ModelConfig as ModelConfig,
+        ModelNotConfigured as ModelNotConfigured,
+        resolve_model_config as resolve_model_config,
     )
+    from ._model.protocol import ContentGenerator as ContentGenerator
+    from ._model.retry import RetryPolicy as RetryPolicy
+    from ._registry.defaults import build_registry as build_registry
     from ._registry.names import (
         ToolDisplayNames as ToolDisplayNames,
-    )
-    from ._registry.names import (
         ToolNames as ToolNames,
-    )
-    from ._registry.names import (
         canonical_tool_name as canonical_tool_name,
     )
     from ._registry.registry import (
         ToolRegistrationError as ToolRegistrationError,
-    )
-    from ._registry.registry import (
         ToolRegistry as ToolRegistry,
     )
 
@@ -305,6 +226,35 @@ _EXPORTS: dict[str, str] = {
     "ToolCallRequest": "_execution.tool_call",
     "CompletedToolCall": "_execution.tool_call",
     "run_tool_call": "_execution.tool_call",
+    "AgentSession": "_agent.session",
+    "AgentLoop": "_agent.loop",
+    "iter_events": "_agent.loop",
+    "StopReason": "_agent.events",
+    "TurnStarted": "_agent.events",
+    "TextDelta": "_agent.events",
+    "ThinkingDelta": "_agent.events",
+    "Retrying": "_agent.events",
+    "ModelTurn": "_agent.events",
+    "ToolCallScheduled": "_agent.events",
+    "ToolCallAwaitingApproval": "_agent.events",
+    "ToolCallStarted": "_agent.events",
+    "ToolCallOutput": "_agent.events",
+    "ToolCallFinished": "_agent.events",
+    "TurnFinished": "_agent.events",
+    "Finished": "_agent.events",
+    "AgentEvent": "_agent.events",
+    "SubagentRunner": "_agent.protocol",
+    "SubagentRequest": "_agent.protocol",
+    "SubagentProgress": "_agent.protocol",
+    "SubagentReport": "_agent.protocol",
+    "ContentGenerator": "_model.protocol",
+    "ChatClient": "_model.client",
+    "ModelConfig": "_model.model_config",
+    "ModelNotConfigured": "_model.model_config",
+    "resolve_model_config": "_model.model_config",
+    "RetryPolicy": "_model.retry",
+    "ModelError": "_model.errors",
+    "ModelHTTPError": "_model.errors",
 }
 
 __all__ = [
@@ -314,11 +264,16 @@ __all__ = [
     "AbortController",
     "AbortError",
     "AbortSignal",
+    "AgentEvent",
+    "AgentLoop",
+    "AgentSession",
     "ApprovalMode",
     "BaseDeclarativeTool",
     "BaseToolInvocation",
+    "ChatClient",
     "CompletedToolCall",
     "Config",
+    "ContentGenerator",
     "DiffStat",
     "EditConfirmationDetails",
     "ExecConfirmationDetails",
@@ -326,6 +281,7 @@ __all__ = [
     "FileDiff",
     "FileDiscoveryService",
     "FileFilteringOptions",
+    "Finished",
     "FunctionCall",
     "FunctionDeclaration",
     "FunctionResponse",
@@ -337,7 +293,12 @@ __all__ = [
     "McpConfirmationDetails",
     "McpServerConfig",
     "McpToolProgressDisplay",
+    "ModelConfig",
     "ModelDeclarativeTool",
+    "ModelError",
+    "ModelHTTPError",
+    "ModelNotConfigured",
+    "ModelTurn",
     "ModifiableTool",
     "ModifyContext",
     "Part",
@@ -345,14 +306,28 @@ __all__ = [
     "PartUnion",
     "PlanConfirmationDetails",
     "PlanSummaryDisplay",
+    "RetryPolicy",
+    "Retrying",
     "SettingsError",
+    "StopReason",
     "StructuredToolError",
+    "SubagentProgress",
+    "SubagentReport",
+    "SubagentRequest",
+    "SubagentRunner",
     "TaskExecutionDisplay",
+    "TextDelta",
     "TextPart",
+    "ThinkingDelta",
     "TodoItem",
     "TodoListDisplay",
+    "ToolCallAwaitingApproval",
     "ToolCallConfirmationDetails",
+    "ToolCallFinished",
+    "ToolCallOutput",
     "ToolCallRequest",
+    "ToolCallScheduled",
+    "ToolCallStarted",
     "ToolConfirmationOutcome",
     "ToolConfirmationPayload",
     "ToolDisplayNames",
@@ -367,6 +342,8 @@ __all__ = [
     "ToolResult",
     "ToolResultDisplay",
     "ToolSettings",
+    "TurnFinished",
+    "TurnStarted",
     "UpdateOutput",
     "WorkspaceContext",
     "__version__",
@@ -375,8 +352,10 @@ __all__ = [
     "convert_to_function_response",
     "function_response_for_result",
     "is_modifiable",
+    "iter_events",
     "load_settings",
     "part_from_dict",
+    "resolve_model_config",
     "response_text",
     "run_tool_call",
     "to_parts",

@@ -27,8 +27,7 @@ from qwen_tools._agent.session import AgentSession
 from qwen_tools._config.tool_settings import ToolSettings
 from qwen_tools._config.web_settings import WebFetchSettings, WebSettings
 from support.fake_openai import FakeOpenAI, Reply, call
-from support.web_server import LocalServer, local_server
-from support.web_server import Reply as WebReply
+from support.web_server import LocalServer, Reply as WebReply, local_server
 
 from .conftest import FAST, model_for
 

@@ -15,8 +15,7 @@ from dataclasses import dataclass
 from typing import TypeAlias
 
 import bracex
-from wcmatch import fnmatch
-from wcmatch import glob as wcglob
+from wcmatch import fnmatch, glob as wcglob
 
 from ._paths import js_join, js_resolve
 

@@ -40,8 +40,14 @@ from qwen_tools._contract.kinds import Kind
 from qwen_tools._contract.results import ToolResult
 
 from ._collation import collation_key
-from ._paths import js_resolve, js_trim, make_relative, node_error_message, shorten_path
-from ._paths import unescape_path as _unescape
+from ._paths import (
+    js_resolve,
+    js_trim,
+    make_relative,
+    node_error_message,
+    shorten_path,
+    unescape_path as _unescape,
+)
 
 __all__ = ["ListDirectoryTool"]
 
