@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-# Until the lead registers write_file among the built-in tools (then delete this guard).
 EXE = Path(sys.executable).with_name("qwen-tools")
 PROMPT = "Allow execution? "
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -120,6 +119,27 @@ def test_answer_yes_writes_the_file(env: dict[str, str], ws: Path) -> None:
     assert "Modify with external editor" not in plain  # no editor configured
     assert f"Successfully created and wrote to new file: {target}." in plain
     assert target.read_text() == "hello\nworld\n"
+
+
+@pytest.mark.parametrize(
+    ("reply", "code", "expected"),
+    [
+        ("1\n", 0, "User approved. You can now start coding."),
+        ("2\n", 0, "User approved. You can now start coding."),
+        ("n\n", 4, "User did not allow tool call"),
+    ],
+)
+def test_plan_approval_offers_the_two_modes(
+    env: dict[str, str], ws: Path, reply: str, code: int, expected: str
+) -> None:
+    args = ["call", "exit_plan_mode", '{"plan": "1. write it"}', "--approval-mode", "plan"]
+    exit_code, output = run_in_pty(args, env, ws, [reply])
+    plain = ANSI.sub("", output)
+    assert exit_code == code, output
+    assert "1) Yes, and auto-accept edits" in plain
+    assert "2) Yes, and manually approve edits" in plain
+    assert "n) No, keep planning" in plain
+    assert expected in plain
 
 
 def test_answer_no_cancels(env: dict[str, str], ws: Path) -> None:

@@ -18,9 +18,17 @@ if TYPE_CHECKING:
     from .._registry.registry import ToolRegistry
 
 
-def _choices(
+def confirmation_choices(
     details: ToolCallConfirmationDetails, modifiable: bool = False
 ) -> list[tuple[str, str, ToolConfirmationOutcome]]:
+    """The answers offered for ``details``: (key, label, outcome), as Qwen Code words them."""
+    if details.type == "plan":
+        # exit_plan_mode: "always" leaves plan mode for auto-edit, "once" for default
+        return [
+            ("1", "Yes, and auto-accept edits", ToolConfirmationOutcome.PROCEED_ALWAYS),
+            ("2", "Yes, and manually approve edits", ToolConfirmationOutcome.PROCEED_ONCE),
+            ("n", "No, keep planning", ToolConfirmationOutcome.CANCEL),
+        ]
     always: list[tuple[str, str, ToolConfirmationOutcome]]
     if details.type == "edit":
         always = [
@@ -47,8 +55,6 @@ def _choices(
                 ToolConfirmationOutcome.PROCEED_ALWAYS_SERVER,
             ),
         ]
-    elif details.type == "plan":
-        always = []
     else:
         always = [("2", "Yes, allow always", ToolConfirmationOutcome.PROCEED_ALWAYS)]
     if details.type == "edit" and modifiable:
@@ -114,7 +120,7 @@ async def ask_in_terminal(
     ``modifiable``: also offer to rewrite the proposed change in the external editor.
     """
     _render(details)
-    options = _choices(details, modifiable)
+    options = confirmation_choices(details, modifiable)
     for key, label, _ in options:
         print(f"  {key}) {label}", file=sys.stderr)
     keys = {key: outcome for key, _, outcome in options}

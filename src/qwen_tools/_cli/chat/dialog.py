@@ -19,7 +19,7 @@ from ..._contract.confirmation import (
     ToolConfirmationOutcome,
     ToolConfirmationPayload,
 )
-from ..confirm import _choices
+from ..confirm import confirmation_choices
 from .displays import diff_lines
 
 if TYPE_CHECKING:
@@ -193,7 +193,9 @@ def chat_confirm_handler(
         outcome: ToolConfirmationOutcome | None = ToolConfirmationOutcome.CANCEL
         view.hold()
         try:
-            outcome = await run_dialog(call.title(), details, _choices(details, modifiable))
+            outcome = await run_dialog(
+                call.title(), details, confirmation_choices(details, modifiable)
+            )
         finally:
             view.release(resume=outcome is not ToolConfirmationOutcome.MODIFY_WITH_EDITOR)
         if outcome is None:
