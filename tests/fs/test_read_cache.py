@@ -359,3 +359,17 @@ def test_concurrent_use_from_threads(cache: FileReadCache, tmp_path: Path) -> No
         thread.join()
     assert errors == []
     assert all(cache.check_prior_read(path, "edit") is None for path in paths)
+
+
+def test_atomic_write_forgets_the_freed_inode(cache: FileReadCache, file: str) -> None:
+    from qwen_tools._fs.atomic import write_text_atomic
+    from qwen_tools._fs.text_file import DEFAULT_TEXT_INFO
+
+    cache.record_read(file, full=True)
+    before = os.stat(file)
+    write_text_atomic(file, "print('bye')\n", DEFAULT_TEXT_INFO)
+    cache.record_write(file)
+    assert os.stat(file).st_ino != before.st_ino  # the rename gave the path a new inode
+    # a new file reusing the freed inode number must not pass for the file read before
+    assert cache._lookup(before)[0] == "unknown"
+    assert cache.check_prior_read(file, "edit") is None

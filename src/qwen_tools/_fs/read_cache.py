@@ -158,6 +158,10 @@ class FileReadCache:
         if info is None or key is None:
             return
         with self._lock:
+            # an atomic write replaced the file: forget the inode it freed, which a new file
+            # could reuse and then pass for the one read before
+            for stale in [k for k, e in self._entries.items() if e.path == path and k != key]:
+                del self._entries[stale]
             entry, _same = self._upsert(key, path, info)
             entry.read_seq = entry.write_seq = self._seq
             entry.read_full, entry.read_cacheable = True, cacheable
