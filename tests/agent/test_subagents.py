@@ -80,7 +80,7 @@ async def test_subagent_runs_with_its_tool_subset(
     assert progress[1].text == f'read_file({{"file_path":"{ws}/notes.txt"}})'
 
 
-async def test_subagent_without_a_list_gets_everything_but_task(
+async def test_subagent_without_a_list_gets_everything_but_task_and_task_stop(
     server: FakeOpenAI, config: Config, registry: ToolRegistry
 ) -> None:
     server.script = [Reply(content="done")]
@@ -88,7 +88,7 @@ async def test_subagent_without_a_list_gets_everything_but_task(
     async with session_for(server, config, registry) as session:
         await session.subagents.run_subagent(request, signal=AbortController().signal)
     names = {t["function"]["name"] for t in server.requests[0]["tools"]}
-    assert names == set(registry.get_all_tool_names()) - {"task"}
+    assert names == set(registry.get_all_tool_names()) - {"task", "task_stop"}
     assert server.requests[0]["model"] == "other"
 
 
@@ -132,3 +132,16 @@ async def test_subagent_api_error_is_reported(
     async with session_for(server, config, registry) as session:
         report = await session.subagents.run_subagent(request, signal=AbortController().signal)
     assert (report.terminate_reason, report.errors) == ("ERROR", ["[API Error: 401 bad key]"])
+
+
+def test_registry_view_applies_the_deny_list(registry: ToolRegistry) -> None:
+    from qwen_tools._agent.subagents import subagent_registry
+
+    every = subagent_registry(registry, None)
+    assert "read_file" in every and "run_shell_command" in every
+    assert not {"task", "agent", "task_stop"} & set(every.get_all_tool_names())
+    denied = subagent_registry(registry, None, ["run_shell_command", "write_file", "nonexistent"])
+    assert "run_shell_command" not in denied and "write_file" not in denied
+    assert "read_file" in denied
+    listed = subagent_registry(registry, ["read_file", "edit"], ["edit"])
+    assert listed.get_all_tool_names() == ["read_file"]

@@ -32,8 +32,8 @@ if TYPE_CHECKING:
 
 __all__ = ["SUBAGENT_EXCLUDED_TOOLS", "LoopSubagentRunner", "subagent_registry"]
 
-SUBAGENT_EXCLUDED_TOOLS = frozenset({"task", "agent"})
-"""Tools a subagent never gets (the subagent launcher, under its old and new names)."""
+SUBAGENT_EXCLUDED_TOOLS = frozenset({"task", "agent", "task_stop"})
+"""Tools a subagent never gets: the subagent launcher (both names) and, as in 0.24.4, task_stop."""
 
 DEFAULT_MAX_TURNS = 100
 _SUMMARY_LIMIT = 300
@@ -46,15 +46,25 @@ _REASONS = {
 }
 
 
-def subagent_registry(parent: ToolRegistry, names: Sequence[str] | None) -> ToolRegistry:
-    """A registry of the named tools of ``parent`` (all when ``names`` is ``None``), minus ``task``."""
+def subagent_registry(
+    parent: ToolRegistry, names: Sequence[str] | None, denied: Sequence[str] = ()
+) -> ToolRegistry:
+    """The named tools of ``parent`` (all when ``names`` is ``None``) minus ``denied`` and ``task``.
+
+    Names are resolved as the registry resolves them (legacy names and aliases included); unknown
+    names are skipped.
+    """
+    excluded = set(SUBAGENT_EXCLUDED_TOOLS)
+    for name in denied:
+        tool = parent.get_tool(name)
+        excluded.add(tool.name if tool is not None else name)
     if names is None:
-        chosen = [t for t in parent.get_all_tools() if t.name not in SUBAGENT_EXCLUDED_TOOLS]
+        chosen = [t for t in parent.get_all_tools() if t.name not in excluded]
     else:
         chosen = []
         for name in names:
             tool = parent.get_tool(name)
-            if tool is not None and tool.name not in SUBAGENT_EXCLUDED_TOOLS and tool not in chosen:
+            if tool is not None and tool.name not in excluded and tool not in chosen:
                 chosen.append(tool)
     return ToolRegistry(chosen)
 
@@ -82,7 +92,7 @@ class LoopSubagentRunner:
     ) -> SubagentReport:
         """Run ``request`` to completion and report how it ended (never raises for model errors)."""
         session = self.session
-        registry = subagent_registry(session.registry, request.tools)
+        registry = subagent_registry(session.registry, request.tools, request.disallowed_tools)
         model = session.model.with_model(request.model) if request.model else session.model
         prompt = assemble_system_prompt(f"{request.system_prompt}\n\n{session.environment()}")
 
