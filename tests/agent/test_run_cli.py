@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from support.cli_env import isolated_env
 from support.fake_openai import FakeOpenAI, Reply, call
 
 EXE = Path(sys.executable).with_name("qwen-tools")
@@ -22,20 +22,13 @@ TURN_LIMIT = (
 
 @pytest.fixture
 def env(tmp_path: Path, server: FakeOpenAI) -> dict[str, str]:
-    home = tmp_path / "home"
-    (home / ".qwen").mkdir(parents=True)
-    return {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(home),
-        "QWEN_HOME": str(home / ".qwen"),
-        "QWEN_CODE_SYSTEM_SETTINGS_PATH": str(tmp_path / "system-settings.json"),
-        "QWEN_CODE_SYSTEM_DEFAULTS_PATH": str(tmp_path / "system-defaults.json"),
-        "LANG": "C.UTF-8",
-        "OPENAI_API_KEY": "sk-test",
-        "OPENAI_BASE_URL": server.url,
-        "OPENAI_MODEL": "fake-model",
-        "NO_PROXY": "127.0.0.1",
-    }
+    return isolated_env(
+        tmp_path,
+        OPENAI_API_KEY="sk-test",
+        OPENAI_BASE_URL=server.url,
+        OPENAI_MODEL="fake-model",
+        NO_PROXY="127.0.0.1",
+    )
 
 
 def run(

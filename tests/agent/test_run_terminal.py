@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from support.cli_env import isolated_env
 from support.fake_openai import FakeOpenAI, Reply, call
 from support.processes import MARK_VAR, process_guard
 from support.pty_terminal import PtyTerminal
@@ -23,24 +24,14 @@ def _no_leftovers(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 
 
 def run_env(tmp_path: Path, server: FakeOpenAI) -> dict[str, str]:
-    home = tmp_path / "home"
-    (home / ".qwen").mkdir(parents=True, exist_ok=True)
-    env = {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(home),
-        "QWEN_HOME": str(home / ".qwen"),
-        "QWEN_CODE_SYSTEM_SETTINGS_PATH": str(tmp_path / "system-settings.json"),
-        "QWEN_CODE_SYSTEM_DEFAULTS_PATH": str(tmp_path / "system-defaults.json"),
-        "LANG": "C.UTF-8",
-        "TERM": "xterm-256color",
-        "OPENAI_API_KEY": "sk-test",
-        "OPENAI_BASE_URL": server.url,
-        "OPENAI_MODEL": "fake-model",
-        MARK_VAR: os.environ[MARK_VAR],
-    }
-    if "PYTHONPATH" in os.environ:
-        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
-    return env
+    return isolated_env(
+        tmp_path,
+        TERM="xterm-256color",
+        OPENAI_API_KEY="sk-test",
+        OPENAI_BASE_URL=server.url,
+        OPENAI_MODEL="fake-model",
+        **{MARK_VAR: os.environ[MARK_VAR]},
+    )
 
 
 @pytest.mark.parametrize(("answer", "written"), [("1\r", True), ("n\r", False)])

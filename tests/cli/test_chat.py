@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from support.cli_env import isolated_env
 from support.fake_openai import FakeOpenAI, Reply, call
 from support.processes import MARK_VAR, process_guard
 from support.pty_terminal import PtyTerminal
@@ -32,21 +33,7 @@ def _no_leftovers(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 
 
 def base_env(tmp_path: Path) -> dict[str, str]:
-    home = tmp_path / "home"
-    (home / ".qwen").mkdir(parents=True, exist_ok=True)
-    values = {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(home),
-        "QWEN_HOME": str(home / ".qwen"),
-        "QWEN_CODE_SYSTEM_SETTINGS_PATH": str(tmp_path / "system-settings.json"),
-        "QWEN_CODE_SYSTEM_DEFAULTS_PATH": str(tmp_path / "system-defaults.json"),
-        "LANG": "C.UTF-8",
-        "TERM": "xterm-256color",
-        MARK_VAR: os.environ[MARK_VAR],
-    }
-    if "PYTHONPATH" in os.environ:
-        values["PYTHONPATH"] = os.environ["PYTHONPATH"]
-    return values
+    return isolated_env(tmp_path, TERM="xterm-256color", **{MARK_VAR: os.environ[MARK_VAR]})
 
 
 @pytest.fixture

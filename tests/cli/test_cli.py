@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,21 +10,14 @@ from typing import Any
 
 import pytest
 
+from support.cli_env import isolated_env
+
 EXE = Path(sys.executable).with_name("qwen-tools")
 
 
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
-    home = tmp_path / "home"
-    (home / ".qwen").mkdir(parents=True)
-    return {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(home),
-        "QWEN_HOME": str(home / ".qwen"),
-        "QWEN_CODE_SYSTEM_SETTINGS_PATH": str(tmp_path / "system-settings.json"),
-        "QWEN_CODE_SYSTEM_DEFAULTS_PATH": str(tmp_path / "system-defaults.json"),
-        "LANG": "C.UTF-8",
-    }
+    return isolated_env(tmp_path)
 
 
 @pytest.fixture

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from support.cli_env import isolated_env
+
 EXE = Path(sys.executable).with_name("qwen-tools")
 PROMPT = "Allow execution? "
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -23,22 +25,7 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
-    home = tmp_path / "home"
-    (home / ".qwen").mkdir(parents=True)
-    values = {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(home),
-        "QWEN_HOME": str(home / ".qwen"),
-        "QWEN_CODE_SYSTEM_SETTINGS_PATH": str(tmp_path / "system-settings.json"),
-        "QWEN_CODE_SYSTEM_DEFAULTS_PATH": str(tmp_path / "system-defaults.json"),
-        "LANG": "C.UTF-8",
-        "TERM": "xterm-256color",
-        "COLUMNS": "120",
-        "LINES": "40",
-    }
-    if "PYTHONPATH" in os.environ:
-        values["PYTHONPATH"] = os.environ["PYTHONPATH"]
-    return values
+    return isolated_env(tmp_path, TERM="xterm-256color", COLUMNS="120", LINES="40")
 
 
 @pytest.fixture

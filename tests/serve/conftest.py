@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from support.cli_env import isolated_env
 from support.processes import MARK_VAR, process_guard
 
 EXE = Path(sys.executable).with_name("qwen-tools")
@@ -50,17 +51,7 @@ def ws(tmp_path: Path) -> Path:
 @pytest.fixture
 def env(tmp_path: Path, process_mark: str) -> dict[str, str]:
     """A clean environment: temp HOME/QWEN_HOME, system settings paths inside tmp."""
-    home = Path(os.path.realpath(tmp_path)) / "home"
-    (home / ".qwen").mkdir(parents=True)
-    return {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(home),
-        "QWEN_HOME": str(home / ".qwen"),
-        "QWEN_CODE_SYSTEM_SETTINGS_PATH": str(tmp_path / "system-settings.json"),
-        "QWEN_CODE_SYSTEM_DEFAULTS_PATH": str(tmp_path / "system-defaults.json"),
-        "LANG": "C.UTF-8",
-        MARK_VAR: process_mark,
-    }
+    return isolated_env(Path(os.path.realpath(tmp_path)), **{MARK_VAR: process_mark})
 
 
 def free_port() -> int:
