@@ -138,22 +138,30 @@ async def ask_in_terminal(
         print(f"Please answer one of: {', '.join(keys)}", file=sys.stderr)
 
 
-def terminal_confirm_handler(registry: ToolRegistry) -> ConfirmationHandler:
-    """A handler asking in the terminal; file changes of a modifiable tool also offer
-    "Modify with external editor" when ``$VISUAL`` or ``$EDITOR`` is set."""
+def offers_editor(
+    registry: ToolRegistry, request: ToolCallRequest, details: ToolCallConfirmationDetails
+) -> bool:
+    """Whether "Modify with external editor" is offered: a modifiable tool's file change,
+    with ``$VISUAL`` or ``$EDITOR`` set."""
     from .._contract.modifiable import is_modifiable
     from .._execution.modify import resolve_editor_command
+
+    tool = registry.get_tool(request.name)
+    return (
+        details.type == "edit"
+        and tool is not None
+        and is_modifiable(tool)
+        and resolve_editor_command() is not None
+    )
+
+
+def terminal_confirm_handler(registry: ToolRegistry) -> ConfirmationHandler:
+    """A handler asking in the terminal (with the editor option where :func:`offers_editor`)."""
 
     async def ask(
         request: ToolCallRequest, details: ToolCallConfirmationDetails
     ) -> tuple[ToolConfirmationOutcome, ToolConfirmationPayload | None]:
-        tool = registry.get_tool(request.name)
-        modifiable = (
-            details.type == "edit"
-            and tool is not None
-            and is_modifiable(tool)
-            and resolve_editor_command() is not None
-        )
+        modifiable = offers_editor(registry, request, details)
         return await ask_in_terminal(request, details, modifiable=modifiable)
 
     return ask

@@ -226,6 +226,25 @@ def _no_model(fmt: str, session_id: str, message: str) -> int:
     return EXIT_CONFIG
 
 
+def open_agent_session(
+    args: argparse.Namespace, output_format: str = "text"
+) -> tuple[CliSession, ModelConfig] | int:
+    """The session and its model for ``run``/``chat``, or the exit code after saying what is wrong
+    (a settings problem, or no model configured: which variables and settings to set)."""
+    try:
+        session = open_session(args)
+    except CliConfigError as exc:
+        report_config_error(exc)
+        return EXIT_CONFIG
+    from .._model.model_config import ModelNotConfigured, resolve_model_config
+
+    try:
+        model = resolve_model_config(session.config.loaded_settings, cli_model=args.model)
+    except ModelNotConfigured as exc:
+        return _no_model(output_format, session.config.session_id, str(exc))
+    return session, model
+
+
 def run_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Entry point of ``qwen-tools run``."""
     if args.prompt is not None and args.prompt_words:
@@ -244,17 +263,10 @@ def run_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
-    try:
-        session = open_session(args)
-    except CliConfigError as exc:
-        report_config_error(exc)
-        return EXIT_CONFIG
-    from .._model.model_config import ModelNotConfigured, resolve_model_config
-
-    try:
-        model = resolve_model_config(session.config.loaded_settings, cli_model=args.model)
-    except ModelNotConfigured as exc:
-        return _no_model(args.output_format, session.config.session_id, str(exc))
+    opened = open_agent_session(args, args.output_format)
+    if isinstance(opened, int):
+        return opened
+    session, model = opened
     confirm = None
     if not stdin_text and sys.stdin.isatty() and sys.stderr.isatty():
         from .confirm import terminal_confirm_handler

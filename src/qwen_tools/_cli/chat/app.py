@@ -14,8 +14,8 @@ import asyncio
 import sys
 from typing import TYPE_CHECKING
 
-from ..context import CliConfigError, CliSession, mcp_connected, open_session, report_config_error
-from ..main import EXIT_CONFIG, EXIT_OK, EXIT_USAGE
+from ..context import CliSession, mcp_connected
+from ..main import EXIT_OK, EXIT_USAGE
 from .commands import run_command
 from .prompt import INTERRUPT, ChatPrompt, history_path
 from .screen import ChatView
@@ -179,18 +179,12 @@ def _is_command(line: str) -> bool:
 
 def run_chat_command(args: argparse.Namespace) -> int:
     """Entry point of ``qwen-tools chat``."""
-    try:
-        session = open_session(args)
-    except CliConfigError as exc:
-        report_config_error(exc)
-        return EXIT_CONFIG
-    from ..._model.model_config import ModelNotConfigured, resolve_model_config
-    from ..run_cmd import _no_model
+    from ..run_cmd import open_agent_session
 
-    try:
-        model = resolve_model_config(session.config.loaded_settings, cli_model=args.model)
-    except ModelNotConfigured as exc:
-        return _no_model("text", session.config.session_id, str(exc))
+    opened = open_agent_session(args)
+    if isinstance(opened, int):
+        return opened
+    session, model = opened
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         print(NEEDS_TERMINAL, file=sys.stderr)
         return EXIT_USAGE

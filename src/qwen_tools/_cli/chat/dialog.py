@@ -19,7 +19,7 @@ from ..._contract.confirmation import (
     ToolConfirmationOutcome,
     ToolConfirmationPayload,
 )
-from ..confirm import confirmation_choices
+from ..confirm import confirmation_choices, offers_editor
 from .displays import diff_lines
 
 if TYPE_CHECKING:
@@ -175,20 +175,12 @@ def chat_confirm_handler(
     "Modify with external editor" is offered for a modifiable tool's edits when ``$VISUAL``
     or ``$EDITOR`` is set, as ``call`` does; the editor runs with the terminal given back.
     """
-    from ..._contract.modifiable import is_modifiable
-    from ..._execution.modify import resolve_editor_command
     from .tool_box import CallView
 
     async def ask(
         request: ToolCallRequest, details: ToolCallConfirmationDetails
     ) -> tuple[ToolConfirmationOutcome, ToolConfirmationPayload | None]:
-        tool = registry.get_tool(request.name)
-        modifiable = (
-            details.type == "edit"
-            and tool is not None
-            and is_modifiable(tool)
-            and resolve_editor_command() is not None
-        )
+        modifiable = offers_editor(registry, request, details)
         call = view.call_view(request.call_id) or CallView.create(registry, request)
         outcome: ToolConfirmationOutcome | None = ToolConfirmationOutcome.CANCEL
         view.hold()
