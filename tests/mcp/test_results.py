@@ -8,7 +8,7 @@ import pytest
 
 from qwen_tools._contract.errors import ToolErrorType
 from qwen_tools._contract.parts import InlineDataPart, TextPart
-from qwen_tools._mcp.jsjson import js_stringify
+from qwen_tools._jsjson import js_stringify
 from qwen_tools._mcp.results import PARSE_ERROR_TEXT, call_result_to_tool_result
 from qwen_tools._mcp.schema import model_input_schema
 

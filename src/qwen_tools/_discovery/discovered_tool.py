@@ -42,7 +42,6 @@ Deliberate differences from Qwen Code 0.24.4 (framework spec §9 item 3):
 
 from __future__ import annotations
 
-import json
 import shlex
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -52,6 +51,7 @@ from .._contract.errors import ToolErrorType
 from .._contract.invocation import BaseToolInvocation, UpdateOutput
 from .._contract.kinds import Kind
 from .._contract.results import ToolResult
+from .._jsjson import js_stringify
 from .process import MAX_STREAM_BYTES, CommandRun, run_command, signal_name
 
 if TYPE_CHECKING:
@@ -118,20 +118,9 @@ def call_failure_block(
     )
 
 
-def _js_numbers(value: Any) -> Any:
-    """Integral floats as ints, so the JSON reads as ``JSON.stringify`` writes it (``5``)."""
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
-        return int(value)
-    if isinstance(value, dict):
-        return {k: _js_numbers(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_js_numbers(v) for v in value]
-    return value
-
-
 def params_json(params: Any) -> str:
     """Compact JSON, non-ASCII kept, as ``JSON.stringify`` writes it."""
-    return json.dumps(_js_numbers(params), ensure_ascii=False, separators=(",", ":"))
+    return js_stringify(params)
 
 
 class DiscoveredTool(BaseDeclarativeTool[dict[str, Any]]):

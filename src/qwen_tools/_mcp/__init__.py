@@ -3,7 +3,6 @@
 * :mod:`.naming` — model-facing tool names (``server__tool``) and the 0.24.4 aliases;
 * :mod:`.schema` — input schemas as the model sees them;
 * :mod:`.results` — ``CallToolResult`` → parts, display and errors, as Qwen Code 0.24.4;
-* :mod:`.jsjson` — ``JSON.stringify``-compatible JSON for the texts the model sees;
 * :mod:`.admission` — ``mcp.allowed``/``mcp.excluded``, ``includeTools``/``excludeTools``, caps;
 * :mod:`.transport` — stdio / SSE / Streamable HTTP transports from an ``mcpServers`` entry;
 * :mod:`.connection` — one server: its session task, status, tools and calls;

@@ -24,7 +24,7 @@ from typing import Any
 from .._contract.errors import ToolErrorType
 from .._contract.parts import InlineDataPart, Part, TextPart
 from .._contract.results import ToolResult
-from .jsjson import js_stringify
+from .._jsjson import js_stringify
 
 PARSE_ERROR_TEXT = "[Error: Could not parse tool response]"
 

@@ -31,8 +31,8 @@ from .._contract.errors import StructuredToolError, ToolErrorType
 from .._contract.invocation import BaseToolInvocation, ToolInvocation, UpdateOutput
 from .._contract.kinds import Kind
 from .._contract.results import ToolResult
+from .._jsjson import js_stringify
 from .connection import ConnectionLost, McpConnection, McpToolInfo
-from .jsjson import js_stringify
 from .results import call_result_to_tool_result
 from .schema import model_input_schema
 

@@ -17,6 +17,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._jsjson import js_stringify
+
 __all__ = ["ParsedArguments", "dumps_arguments", "parse_tool_arguments"]
 
 
@@ -94,17 +96,6 @@ def parse_tool_arguments(text: str | None) -> ParsedArguments:
     return ParsedArguments(value, truncated=truncated, repaired=repaired)
 
 
-def _js_numbers(value: Any) -> Any:
-    """Integral floats as integers, as ``JSON.stringify`` writes ``1.0`` as ``1``."""
-    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
-        return int(value)
-    if isinstance(value, dict):
-        return {k: _js_numbers(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_js_numbers(v) for v in value]
-    return value
-
-
 def dumps_arguments(args: Any) -> str:
     """Arguments re-serialised as the reference stores them in history (``JSON.stringify``)."""
-    return json.dumps(_js_numbers(args), ensure_ascii=False, separators=(",", ":"))
+    return js_stringify(args)
