@@ -49,6 +49,7 @@ class ChatView:
         self._started = 0.0
         self._cancelling = False
         self._held = False
+        self._held_at = 0.0
         self.on_pause: Callable[[], None] | None = None
         """Called when the live region goes away (the app gives the terminal back)."""
         self.on_resume: Callable[[], None] | None = None
@@ -82,11 +83,14 @@ class ChatView:
     def hold(self) -> None:
         """Erase the live region and keep it away until :meth:`release` (a dialog is open)."""
         self._held = True
+        self._held_at = time.monotonic()
         self.pause()
 
     def release(self, *, resume: bool = True) -> None:
         """End a :meth:`hold`; with ``resume=False`` the region comes back on the next event."""
         self._held = False
+        # the time spent answering a dialog is not the turn's working time
+        self._started += time.monotonic() - self._held_at
         if resume:
             self.resume()
 
