@@ -125,7 +125,7 @@ def test_identity_and_schema(config: Config) -> None:
     schema = tool.schema.to_dict()["parametersJsonSchema"]
     assert list(schema["properties"]) == ["description", "prompt", "subagent_type"]
     assert schema["required"] == ["description", "prompt"]
-    assert schema["additionalProperties"] is False
+    assert "additionalProperties" not in schema  # 0.24.4 ignores unknown keys
 
 
 def test_agent_alias_reaches_the_tool(config: Config) -> None:
@@ -144,30 +144,29 @@ def test_description_lists_subagents_and_follows_files(config: Config, home: Pat
     assert [line.split("**")[1] for line in listing] == ["rev", "general-purpose", "Explore"]
 
 
+def _empty(key: str) -> str:
+    return f'Parameter "{key}" must be a non-empty string.'
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        ({"prompt": "x"}, "params must have required property 'description'"),
-        ({"description": "d", "prompt": " "}, 'Parameter "prompt" must be a non-empty string.'),
-        (
-            {"description": "\t", "prompt": "p"},
-            'Parameter "description" must be a non-empty string.',
-        ),
-        (
-            {"description": "d", "prompt": "p", "subagent_type": " "},
-            'Parameter "subagent_type" must be a non-empty string.',
-        ),
+        ({"prompt": "x"}, _empty("description")),
+        ({"description": "d"}, _empty("prompt")),
+        ({"description": 5, "prompt": "p"}, _empty("description")),
+        ({"description": "d", "prompt": " "}, _empty("prompt")),
+        ({"description": "\t", "prompt": "p"}, _empty("description")),
+        ({"description": "d", "prompt": "p", "subagent_type": " "}, _empty("subagent_type")),
+        ({"description": "d", "prompt": "p", "subagent_type": 5}, _empty("subagent_type")),
         (
             {"description": "d", "prompt": "p", "subagent_type": "nope"},
             'Subagent "nope" not found. Available subagents: general-purpose, Explore',
         ),
-        (
-            {"description": "d", "prompt": "p", "run_in_background": False},
-            "params must NOT have additional properties",
-        ),
+        ({"description": "d", "prompt": "p", "run_in_background": False, "x": 1}, None),
     ],
 )
-def test_validation_messages(config: Config, args: dict[str, Any], message: str) -> None:
+def test_validation_messages(config: Config, args: dict[str, Any], message: str | None) -> None:
+    """The reference's own checks replace the schema pass (qwen-diff issue6 calls 26-32)."""
     assert TaskTool(config).validate_tool_params(args) == message
 
 

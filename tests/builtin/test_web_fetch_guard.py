@@ -6,8 +6,12 @@ ever leaves the loopback interface.
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
+import socket
+import threading
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -175,4 +179,52 @@ async def test_a_closed_port_fails_cleanly(ws: Path) -> None:
         url = gone.url("/")
     result = await fetch(WebFetchTool(make_config(ws)), url)
     assert result.error is not None
-    assert result.error.message.startswith(f"Error during fetch for {url}: fetch failed (")
+    assert result.error.message == (  # 0.24.4's words (qwen-diff, manual web_fetch run)
+        f"Error during fetch for {url}: fetch failed (cause: connect ECONNREFUSED "
+        f"127.0.0.1:{gone.port})"
+    )
+
+
+@contextmanager
+def raw_server(reply: bytes) -> Iterator[int]:
+    """A TCP server on 127.0.0.1 that reads a request, sends ``reply`` and hangs up."""
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                conn, _ = listener.accept()
+                with conn:
+                    conn.recv(65536)
+                    conn.sendall(reply)
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield int(listener.getsockname()[1])
+    finally:
+        listener.close()
+
+
+@pytest.mark.parametrize(
+    ("reply", "cause"),
+    [
+        (b"", "UND_ERR_SOCKET: other side closed"),
+        (
+            b"garbage\r\n\r\n",
+            "Response does not match the HTTP/1.1 protocol (Expected HTTP/, RTSP/ or ICE/)",
+        ),
+    ],
+)
+async def test_broken_responses_in_undici_words(ws: Path, reply: bytes, cause: str) -> None:
+    with raw_server(reply) as port:
+        url = f"http://127.0.0.1:{port}/"
+        result = await fetch(WebFetchTool(make_config(ws)), url)
+    assert result.error is not None
+    assert result.error.message == f"Error during fetch for {url}: fetch failed (cause: {cause})"
+
+
+async def test_blocked_ports_are_refused_as_fetch_does(ws: Path) -> None:
+    url = "http://127.0.0.1:6000/x"  # on the Fetch standard's bad-port list, like 9 or 6667
+    result = await fetch(WebFetchTool(make_config(ws)), url)
+    assert result.error is not None
+    assert result.error.message == f"Error during fetch for {url}: fetch failed (cause: bad port)"

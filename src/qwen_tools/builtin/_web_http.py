@@ -4,7 +4,10 @@ As in Qwen Code 0.24.4 (``utils/fetch.ts``): redirects are followed by hand, at 
 ``max_redirects`` times, and only when they stay on the same host (a leading ``www.`` aside),
 scheme and port; any other redirect is returned as a :class:`CrossHostRedirect` for the model
 to decide. A 403 or 429, or a connection dropped mid-exchange, is retried once after 0.5 s.
-One time limit covers the whole exchange, DNS and body included.
+One time limit covers the whole exchange, DNS and body included. Failures below HTTP read as
+Node's fetch reports them (``fetch failed (cause: connect ECONNREFUSED 127.0.0.1:8080)``,
+``getaddrinfo ENOTFOUND``, ``UND_ERR_SOCKET: other side closed``), and the Fetch standard's
+blocked ports (``bad port``) are refused before any connection, as Node's fetch refuses them.
 
 **The SSRF guard.** Before every connection (the first request, each redirect hop, the retry)
 the host name is resolved here and *every* address it resolves to must be allowed by the
@@ -21,7 +24,9 @@ instead of failing the fetch.
 
 from __future__ import annotations
 
+import errno
 import socket
+import ssl
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -49,8 +54,36 @@ Resolver = Callable[[str, int], Awaitable[Sequence[IPAddress]]]
 _REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 _RETRY_STATUSES = frozenset({403, 429})
 _RETRY_DELAY_S = 0.5
-_CONNECTION_LEVEL = frozenset({"ECONNREFUSED", "ECONNRESET", "EPROTO", "UND_ERR_CONNECT_TIMEOUT"})
-_RETRYABLE = frozenset({"ECONNRESET", "EAI_AGAIN"})
+_CONNECTION_LEVEL = frozenset(
+    {"ECONNREFUSED", "ECONNRESET", "EPROTO", "UND_ERR_SOCKET", "UND_ERR_CONNECT_TIMEOUT"}
+)
+_RETRYABLE = frozenset({"ECONNRESET", "EAI_AGAIN", "UND_ERR_SOCKET"})
+# The Fetch standard's blocked ports, which Node's fetch refuses for http(s) URLs.
+_BAD_PORTS = frozenset(
+    {1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101}
+    | {102, 103, 104, 109, 110, 111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179}
+    | {389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587}
+    | {601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061}
+    | {6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080}
+)
+# httpx's wording of failures the reference reports in undici's words: (start, detail, code).
+_PROTOCOL_DETAILS = (
+    (
+        "server disconnected without sending a response",
+        "UND_ERR_SOCKET: other side closed",
+        "UND_ERR_SOCKET",
+    ),
+    (
+        "illegal status line",
+        "Response does not match the HTTP/1.1 protocol (Expected HTTP/, RTSP/ or ICE/)",
+        None,
+    ),
+)
+
+
+def fetch_failed(detail: str, code: str | None) -> FetchError:
+    """Node's ``fetch failed (cause: <detail>)`` for a failure below HTTP."""
+    return FetchError(f"fetch failed (cause: {detail})", code)
 
 
 class FetchError(Exception):
@@ -107,7 +140,7 @@ async def system_resolver(host: str, port: int) -> Sequence[IPAddress]:
         infos = await anyio.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except socket.gaierror as exc:
         code = "EAI_AGAIN" if exc.errno == socket.EAI_AGAIN else "ENOTFOUND"
-        raise FetchError(f"fetch failed (getaddrinfo {code} {host})", code) from None
+        raise fetch_failed(f"getaddrinfo {code} {host}", code) from None
     found: dict[IPAddress, None] = {}
     for info in infos:
         address = parse_ip(str(info[4][0]))
@@ -131,7 +164,7 @@ async def _checked_addresses(
     literal = parse_ip(host)
     addresses = [literal] if literal is not None else await resolve(host, port)
     if not addresses:
-        raise FetchError(f"fetch failed (getaddrinfo ENOTFOUND {host})", "ENOTFOUND")
+        raise fetch_failed(f"getaddrinfo ENOTFOUND {host}", "ENOTFOUND")
     for address in addresses:
         if not policy.permits(address):
             raise _refusal(host, address)
@@ -170,20 +203,49 @@ async def _guard_cross_host(target: httpx.URL, policy: AddressPolicy, resolve: R
         # A name that does not resolve cannot be classified; the model is told about it.
 
 
-def _connect_error(exc: Exception, host: str) -> FetchError:
+def _os_error(exc: BaseException) -> OSError | None:
+    """The first OS-level error (with an errno) in the chain below an httpx error."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, ssl.SSLError):
+            return None  # its errno is OpenSSL's, not the system's
+        if isinstance(current, OSError) and current.errno:
+            return current
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def _connect_error(
+    exc: Exception, host: str, address: IPAddress, port: int
+) -> tuple[str, str | None]:
+    """Detail and code of a failed connection: Node's ``connect ECONNREFUSED 127.0.0.1:80``."""
     import httpx
 
-    reason = str(exc) or type(exc).__name__
     if isinstance(exc, httpx.ConnectTimeout):
-        return FetchError(f"fetch failed (connect timeout to {host})", "UND_ERR_CONNECT_TIMEOUT")
+        return f"connect timeout to {host}", "UND_ERR_CONNECT_TIMEOUT"
+    cause = _os_error(exc)
+    code = errno.errorcode.get(cause.errno or 0) if cause is not None else None
+    if code is not None:
+        return f"connect {code} {address}:{port}", code
+    reason = str(exc) or type(exc).__name__
     lowered = reason.lower()
     if "refused" in lowered or "all connection attempts failed" in lowered:
-        code = "ECONNREFUSED"
-    elif "ssl" in lowered or "certificate" in lowered or "tls" in lowered:
-        code = "EPROTO"
-    else:
-        code = "ECONNRESET"
-    return FetchError(f"fetch failed ({reason})", code)
+        return reason, "ECONNREFUSED"
+    if "ssl" in lowered or "certificate" in lowered or "tls" in lowered:
+        return reason, "EPROTO"
+    return reason, "ECONNRESET"
+
+
+def _transport_error(exc: Exception) -> FetchError:
+    """A failure after connecting, in undici's words where we know them."""
+    reason = str(exc) or type(exc).__name__
+    lowered = reason.lower()
+    for start, detail, code in _PROTOCOL_DETAILS:
+        if lowered.startswith(start):
+            return fetch_failed(detail, code)
+    return fetch_failed(reason, "ECONNRESET")
 
 
 async def _read_body(response: httpx.Response, max_bytes: int) -> tuple[bytes, bool]:
@@ -239,17 +301,21 @@ async def _hop(
     import httpx
 
     host = url.raw_host.decode("ascii")
-    addresses = await _checked_addresses(host, _port(url), options.policy, resolve)
-    failure: FetchError | None = None
+    port = _port(url)
+    if url.port in _BAD_PORTS:
+        raise fetch_failed("bad port", None)
+    addresses = await _checked_addresses(host, port, options.policy, resolve)
+    failures: dict[str, str | None] = {}  # detail -> code, first seen first
     for address in addresses:
         try:
             return await _request(url, address, options)
         except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
-            failure = _connect_error(exc, host)
+            detail, code = _connect_error(exc, host, address, port)
+            failures.setdefault(detail, code)
         except httpx.TransportError as exc:
-            raise FetchError(f"fetch failed ({exc or type(exc).__name__})", "ECONNRESET") from None
-    assert failure is not None
-    raise failure
+            raise _transport_error(exc) from None
+    # Several addresses fail together as Node's AggregateError: the distinct details, joined.
+    raise fetch_failed("; ".join(failures), next(iter(failures.values())))
 
 
 async def _attempt(

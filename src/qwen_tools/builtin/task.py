@@ -5,7 +5,9 @@ alias. Behaviour follows 0.24.4's foreground path:
 
 * params ``description``, ``prompt`` (both required, non-blank) and ``subagent_type``
   (default ``general-purpose``, matched case-insensitively; an unknown type is rejected with
-  ``Subagent "<x>" not found. Available subagents: a, b``);
+  ``Subagent "<x>" not found. Available subagents: a, b``); like the reference, no schema pass:
+  0.24.4's own checks of all its ``agent`` params run instead (:mod:`._task_params`), nothing
+  is coerced and unknown keys are ignored;
 * kind ``agent``; calls are concurrency-safe (several subagents may run at once); outside
   YOLO/auto-edit the user confirms the launch (an info confirmation showing the description);
 * the description lists the subagents (``- **name**: description``), re-read whenever a
@@ -14,8 +16,9 @@ alias. Behaviour follows 0.24.4's foreground path:
   subagent's tool calls; the model gets the report in 0.24.4's wording for each way a run can
   end (:mod:`._task_result`); output over 32,000 characters keeps its tail.
 
-Not here: background runs, forks, worktree isolation, teammates and model grades (the params
-``run_in_background``, ``fork_*``, ``isolation``, ``working_dir``, ``model``), and nesting (the
+Not here: background runs (``run_in_background`` is accepted, the run is in the foreground),
+forks, worktree isolation, teammates and model grades (``fork_*``, ``isolation``,
+``working_dir`` and ``model`` get the reference's checks, then a refusal), and nesting (the
 subagent has no ``task`` tool). Without a model (``config.subagent_runner`` is ``None``) a call
 fails with a typed error telling the model to do the work itself.
 """
@@ -41,6 +44,7 @@ from qwen_tools._contract.results import ToolResult
 from qwen_tools._registry.names import ToolDisplayNames, ToolNames
 
 from ._task_display import TaskDisplayTracker
+from ._task_params import check_task_params, unsupported_param
 from ._task_request import SubagentNotRunnable, build_request
 from ._task_result import llm_text_for, model_visible_text
 
@@ -71,7 +75,6 @@ _SCHEMA: dict[str, Any] = {
         },
     },
     "required": ["description", "prompt"],
-    "additionalProperties": False,
 }
 
 
@@ -241,16 +244,23 @@ class TaskTool(BaseDeclarativeTool[dict[str, Any]]):
         """Subagent launches may run side by side, as in the reference."""
         return True
 
-    def validate_tool_param_values(self, params: dict[str, Any]) -> str | None:
-        """Non-blank description and prompt; ``subagent_type``, when given, must exist."""
-        for key in ("description", "prompt"):
-            if not params[key].strip():
-                return f'Parameter "{key}" must be a non-empty string.'
-        requested = params.get("subagent_type")
+    def _validate(self, params: Any) -> tuple[dict[str, Any] | None, str | None]:
+        """The reference's own checks (it skips the schema pass for this tool), then ours.
+
+        Nothing is coerced and unknown keys are ignored, as in 0.24.4; a ``subagent_type``
+        must name a known subagent, and the params we cannot honour are refused.
+        """
+        data: dict[str, Any] = params if isinstance(params, dict) else {}
+        error = check_task_params(data)
+        if error is None:
+            error = self._unknown_subagent(data.get("subagent_type"))
+        if error is None:
+            error = unsupported_param(data)
+        return (None, error) if error is not None else (data, None)
+
+    def _unknown_subagent(self, requested: str | None) -> str | None:
         if requested is None:
             return None
-        if not requested.strip():
-            return 'Parameter "subagent_type" must be a non-empty string.'
         catalog = self.catalog()
         try:
             found = catalog.resolve(requested)
