@@ -133,13 +133,13 @@ def run_call(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.error("give a tool NAME or --batch, not both")
     if not args.batch and not args.name:
         parser.error("the tool NAME is required (or use --batch FILE)")
+    stdin_is_data = args.batch == "-" or args.args == "-"
+    interactive = sys.stdin.isatty() and sys.stderr.isatty() and not stdin_is_data
     try:
-        session = open_session(args)
+        session = open_session(args, interactive=interactive)
     except CliConfigError as exc:
         report_config_error(exc)
         return EXIT_CONFIG
-    stdin_is_data = args.batch == "-" or args.args == "-"
-    interactive = sys.stdin.isatty() and sys.stderr.isatty() and not stdin_is_data
     if args.batch:
         return _run_batch(session, args, _confirm_handler(interactive, session))
 

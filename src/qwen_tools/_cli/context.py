@@ -49,13 +49,15 @@ def load_config(args: argparse.Namespace) -> Config:
         raise CliConfigError(f"Cannot open the workspace: {exc}") from None
 
 
-def open_session(args: argparse.Namespace) -> CliSession:
+def open_session(args: argparse.Namespace, *, interactive: bool = True) -> CliSession:
     """Load settings for ``--cwd`` and register the tools; raises :class:`CliConfigError`.
 
-    The tools of ``tools.discoveryCommand`` are discovered here too (problems are logged on
-    stderr, never fatal).
+    ``interactive``: whether a person can answer prompts (headless sessions do without the
+    plan-mode tools, as Qwen Code's do). The tools of ``tools.discoveryCommand`` are discovered
+    here too (problems are logged on stderr, never fatal).
     """
     config = load_config(args)
+    config.interactive = interactive
     if config.settings.discovery_command:
         import asyncio
 

@@ -227,12 +227,12 @@ def _no_model(fmt: str, session_id: str, message: str) -> int:
 
 
 def open_agent_session(
-    args: argparse.Namespace, output_format: str = "text"
+    args: argparse.Namespace, output_format: str = "text", *, interactive: bool = True
 ) -> tuple[CliSession, ModelConfig] | int:
     """The session and its model for ``run``/``chat``, or the exit code after saying what is wrong
     (a settings problem, or no model configured: which variables and settings to set)."""
     try:
-        session = open_session(args)
+        session = open_session(args, interactive=interactive)
     except CliConfigError as exc:
         report_config_error(exc)
         return EXIT_CONFIG
@@ -263,12 +263,13 @@ def run_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
-    opened = open_agent_session(args, args.output_format)
+    interactive = not stdin_text and sys.stdin.isatty() and sys.stderr.isatty()
+    opened = open_agent_session(args, args.output_format, interactive=interactive)
     if isinstance(opened, int):
         return opened
     session, model = opened
     confirm = None
-    if not stdin_text and sys.stdin.isatty() and sys.stderr.isatty():
+    if interactive:
         from .confirm import terminal_confirm_handler
 
         confirm = terminal_confirm_handler(session.registry)

@@ -79,10 +79,12 @@ def create_builtin_tools(config: Config) -> list[BaseDeclarativeTool[Any]]:
         TodoWriteTool(config),
         SaveMemoryTool(config),
         TaskTool(config),
-        EnterPlanModeTool(config, interactive=config.interactive),
-        ExitPlanModeTool(config),
         WebFetchTool(config),
     ]
+    if config.interactive:
+        # as in Qwen Code, plan mode needs someone to approve the plan: headless sessions
+        # do without these two tools
+        tools += [EnterPlanModeTool(config), ExitPlanModeTool(config)]
     if web_search_enabled(config):
         tools.append(WebSearchTool(config))
     return tools
