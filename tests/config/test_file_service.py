@@ -1,16 +1,10 @@
-"""Tests for ignore-file handling (``_config.file_service.FileDiscoveryService``).
-
-Real directories and real ``git init`` repositories under ``tmp_path``; the pattern engine is
-also checked against ``git check-ignore`` itself.
-"""
+"""Ignore-file handling (``_config.file_service.FileDiscoveryService``) on real trees and repos."""
 
 from __future__ import annotations
 
 import logging
 import os
 import shutil
-import subprocess
-from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -20,6 +14,7 @@ from qwen_tools._config.file_service import (
     FileFilteringOptions,
     FilterReport,
 )
+from support.ignore_trees import git, make
 
 requires_git = pytest.mark.skipif(
     shutil.which("git") is None and not os.environ.get("CI"), reason="git is not installed"
@@ -27,42 +22,6 @@ requires_git = pytest.mark.skipif(
 
 NO_GIT = FileFilteringOptions(respect_git_ignore=False)
 NO_QWEN = FileFilteringOptions(respect_qwen_ignore=False)
-
-
-def git(*args: str, cwd: Path) -> None:
-    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
-    subprocess.run(["git", *args], cwd=cwd, check=True, env=env, capture_output=True)
-
-
-def make(root: Path, files: Iterable[str], **contents: str) -> None:
-    """Create empty files (``dir/`` entries create directories) plus named files with text."""
-    for name in files:
-        target = root / name
-        if name.endswith("/"):
-            target.mkdir(parents=True, exist_ok=True)
-        else:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.touch()
-    for name, text in contents.items():
-        (root / name.replace("__", "/")).parent.mkdir(parents=True, exist_ok=True)
-        (root / name.replace("__", "/")).write_text(text)
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    root = Path(os.path.realpath(tmp_path)) / "repo"
-    root.mkdir()
-    if shutil.which("git") is None and not os.environ.get("CI"):
-        pytest.skip("git is not installed")
-    git("init", "-q", cwd=root)
-    return root
-
-
-@pytest.fixture
-def plain(tmp_path: Path) -> Path:
-    root = Path(os.path.realpath(tmp_path)) / "plain"
-    root.mkdir()
-    return root
 
 
 # -- git rules ----------------------------------------------------------------------------
@@ -391,59 +350,3 @@ def test_should_ignore_file_honours_options(repo: Path) -> None:
     assert not svc.should_ignore_file("a.log", NO_GIT)
     assert svc.should_ignore_file("b.env", NO_GIT)
     assert not svc.should_ignore_file("b.env", NO_QWEN)
-
-
-# -- the pattern engine against git itself ---------------------------------------------------
-
-# fmt: off
-TREE = [
-    "a.txt", "b.txt", "ab.txt", "[x].txt", "!bang", "#hash", "sp ace", "trail ", "a1", "a-",
-    "Q.md", "q.md", "d1/a.txt", "d1/d2/a.txt", "d1/d2/d3/b.txt", "foo/bar/baz", "foo/baz",
-    "x/foo/bar", "lib/x.so", "lib/sub/x.so", "abc/def", "digits/1", "m/n/o/p.txt", ".hidden",
-    "sub/.hidden", "star*", "pkg/node_modules/m.js",
-]
-# fmt: on
-PATTERN_CASES = [
-    ["*", "!*/", "!*.txt"],
-    ["[ab].txt", "[!a].txt"],
-    ["\\[x\\].txt", "\\!bang", "\\#hash"],
-    ["sp ace", "trail\\ ", "a?", "!a1"],
-    ["[[:digit:]]", "[[:alpha:]]-", "[[:bogus:]]", "[abc"],
-    ["d1/**/a.txt", "**/d3"],
-    ["d1/*", "!d1/d2"],
-    ["foo/**/baz", "!x/**", "m/**/p.txt"],
-    ["*.so", "!lib/*.so", "[Qq].md"],
-    [".*", "!.hidden", "star\\*"],
-    ["**/*.txt", "!**/d2/**"],
-    ["d1/**", "abc/", "!abc/def"],
-    ["*/", "!d1/", "node_modules/"],
-]
-
-
-@requires_git
-@pytest.mark.parametrize("patterns", PATTERN_CASES, ids=lambda p: " ".join(p))
-def test_matches_git_check_ignore(repo: Path, patterns: list[str]) -> None:
-    make(repo, TREE, **{".gitignore": "\n".join(patterns) + "\n"})
-    entries = sorted(
-        str(Path(dirpath, name).relative_to(repo))
-        for dirpath, dirs, files in os.walk(repo)
-        if ".git" not in Path(dirpath).relative_to(repo).parts
-        for name in dirs + files
-        if name not in (".git", ".gitignore")
-    )
-    result = subprocess.run(
-        ["git", "check-ignore", "--no-index", "--stdin", "-z"],
-        cwd=repo,
-        input="\0".join(entries) + "\0",
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert result.returncode in (0, 1), result.stderr
-    direct = set(filter(None, result.stdout.split("\0")))
-    assert direct  # every case ignores something
-    svc = FileDiscoveryService(repo)
-    for entry in entries:
-        parts = entry.split("/")
-        expected = any("/".join(parts[:i]) in direct for i in range(1, len(parts) + 1))
-        assert svc.should_git_ignore_file(entry) is expected, entry
