@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from qwen_tools import ApprovalMode, Config, build_registry
+from qwen_tools._agent.environment import platform_name
 from qwen_tools._model.client import ChatClient
 from qwen_tools._model.model_config import ModelConfig
 from qwen_tools._model.retry import RetryPolicy
@@ -23,6 +25,45 @@ FAST = RetryPolicy(
     transport_max_s=0.002,
 )
 """The reference's retry structure with millisecond delays."""
+
+_DATE = re.compile(r"\b(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day, [A-Z][a-z]+ \d{1,2}, \d{4}\b")
+
+
+def undated(text: str) -> str:
+    """``text`` with each date (``Sunday, November 22, 2026``) replaced by ``<DATE>``."""
+    return _DATE.sub("<DATE>", text)
+
+
+def environment_text(ws: Path) -> str:
+    """The environment reminder for the ``ws`` fixture's workspace (date as ``<DATE>``)."""
+    return (
+        "<system-reminder>\n"
+        "Session details, collected when this conversation started.\n"
+        "Date: <DATE>.\n"
+        f"Operating system: {platform_name()}\n"
+        f"Working directory: {ws}\n"
+        "Files and folders in the workspace (first entries, breadth-first):\n\n"
+        "Showing up to 20 items:\n\n"
+        f"{ws}/\n"
+        "├───notes.txt\n"
+        "└───src/\n"
+        "    └───app.py\n"
+        "</system-reminder>"
+    )
+
+
+DATE_REMINDER = (
+    "<system-reminder>\nCurrent date: <DATE>. This is the authoritative date; it takes "
+    "precedence over any date given earlier in the conversation.\n</system-reminder>"
+)
+"""The current-date reminder (date as ``<DATE>``)."""
+
+
+def message_texts(message: dict[str, object]) -> list[str]:
+    """The text parts of a request message, dates as ``<DATE>``."""
+    content = message["content"]
+    assert isinstance(content, list)
+    return [undated(part["text"]) for part in content]
 
 
 @pytest.fixture

@@ -28,7 +28,7 @@ from qwen_tools._agent.loop import AgentLoop, iter_events
 from qwen_tools._registry.registry import ToolRegistry
 from support.fake_openai import FakeOpenAI, Reply, call
 
-from .conftest import FAST, client_for
+from .conftest import DATE_REMINDER, FAST, client_for, environment_text, message_texts
 
 
 def make_loop(
@@ -69,10 +69,10 @@ async def test_multi_turn_tool_use(
     assert (ws / "out.txt").read_text() == "x\n"
     first, second, third = server.requests
     assert list(first) == ["model", "messages", "max_tokens", "stream", "stream_options", "tools"]
-    assert first["messages"] == [
-        {"role": "system", "content": "SYSTEM PROMPT"},
-        {"role": "user", "content": [{"type": "text", "text": "Copy things"}]},
-    ]
+    system, user = first["messages"]
+    assert system == {"role": "system", "content": "SYSTEM PROMPT"}
+    assert user["role"] == "user" and {p["type"] for p in user["content"]} == {"text"}
+    assert message_texts(user) == [environment_text(ws), DATE_REMINDER, "Copy things"]
     assert first["max_tokens"] == 32000
     names = [t["function"]["name"] for t in first["tools"]]
     assert names == sorted(names) and "read_file" in names

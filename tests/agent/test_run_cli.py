@@ -57,7 +57,8 @@ def test_text_output(server: FakeOpenAI, env: dict[str, str], ws: Path) -> None:
     done = run(["run", "--approval-mode", "yolo", "what is here?"], env, ws)
     assert (done.returncode, done.stdout) == (0, "Two entries.\n"), done.stderr
     prompt = server.requests[0]["messages"][1]["content"]
-    assert prompt == [{"type": "text", "text": "what is here?"}]
+    assert prompt[-1] == {"type": "text", "text": "what is here?"}
+    assert [p["text"].startswith("<system-reminder>") for p in prompt] == [True, True, False]
 
 
 def test_json_output(server: FakeOpenAI, env: dict[str, str], ws: Path) -> None:
@@ -150,7 +151,7 @@ def test_stdin_is_prepended_to_the_prompt(
     server.script = [Reply(content="a"), Reply(content="b")]
     assert run(["run", "-p", "Summarise."], env, ws, stdin="some log\n").returncode == 0
     assert run(["run"], env, ws, stdin="only stdin").returncode == 0
-    texts = [r["messages"][1]["content"][0]["text"] for r in server.requests]
+    texts = [r["messages"][1]["content"][-1]["text"] for r in server.requests]
     assert texts == ["some log\n\n\nSummarise.", "only stdin"]
 
 

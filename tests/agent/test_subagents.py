@@ -11,7 +11,7 @@ from qwen_tools._model.protocol import ContentGenerator
 from qwen_tools._registry.registry import ToolRegistry
 from support.fake_openai import FakeOpenAI, Reply, call
 
-from .conftest import FAST, model_for
+from .conftest import FAST, environment_text, message_texts, model_for
 
 
 def session_for(server: FakeOpenAI, config: Config, registry: ToolRegistry) -> AgentSession:
@@ -61,9 +61,11 @@ async def test_subagent_runs_with_its_tool_subset(
     )
     first = server.requests[0]
     assert sorted(t["function"]["name"] for t in first["tools"]) == ["glob", "read_file"]
-    assert first["messages"][0]["content"].startswith("You explore.")
-    assert first["messages"][1]["content"] == [
-        {"type": "text", "text": "Count the lines of notes.txt"}
+    assert first["messages"][0]["content"] == "You explore."
+    # as in 0.24.4: the environment opens the subagent's message, without a date reminder
+    assert message_texts(first["messages"][1]) == [
+        environment_text(ws),
+        "Count the lines of notes.txt",
     ]
     denied = server.requests[1]["messages"][-1]["content"][0]["text"]
     assert denied.startswith('Tool "write_file" not found in registry.')

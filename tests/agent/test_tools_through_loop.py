@@ -84,7 +84,7 @@ async def test_task_runs_a_real_subagent(server: FakeOpenAI, config: Config, ws:
     parent_first, sub_first, sub_second, parent_second = server.requests
     offered = {t["function"]["name"] for t in sub_first["tools"]}
     assert "read_file" in offered and "task" not in offered
-    assert sub_first["messages"][1]["content"][0]["text"] == "How many lines has notes.txt?"
+    assert sub_first["messages"][1]["content"][-1]["text"] == "How many lines has notes.txt?"
     assert "alpha" in tool_texts(sub_second)[0]
     (report,) = tool_texts(parent_second)
     assert "notes.txt has 3 lines." in report

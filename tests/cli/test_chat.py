@@ -70,7 +70,7 @@ def user_texts(request: dict[str, Any]) -> list[str]:
     for message in request["messages"]:
         if message["role"] == "user":
             content = message["content"]
-            texts.append(content if isinstance(content, str) else content[0]["text"])
+            texts.append(content if isinstance(content, str) else content[-1]["text"])
     return texts
 
 

@@ -6,6 +6,10 @@ answer's tool calls run through one :class:`~qwen_tools._execution.scheduler.Too
 messages. History is kept in OpenAI message format, with each message encoded once
 (:mod:`.history`), so a turn costs the same however long the conversation is.
 
+As in Qwen Code 0.24.4, the first user message opens with ``<system-reminder>`` text parts (the
+environment and workspace tree, built once per conversation, then the current date) and ends
+with the prompt; a later message gets the date reminder again only when the date has changed.
+
 Usage::
 
     loop = AgentLoop(client=client, registry=registry, config=config, system_prompt=prompt,
@@ -21,6 +25,7 @@ as an async iterator with :func:`iter_events`.
 from __future__ import annotations
 
 import asyncio
+import datetime as _dt
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +36,7 @@ from .._execution.scheduler import ToolCallEvent, ToolCallStatus, ToolScheduler
 from .._model.caps import escalated_max_tokens
 from .._model.errors import ModelError, format_api_error
 from .._model.json_args import dumps_arguments
+from .environment import date_reminder, startup_reminder
 from .events import (
     AgentEvent,
     EventHandler,
@@ -104,11 +110,15 @@ class AgentLoop:
         stream: bool = True,
         on_event: EventHandler | None = None,
         stats: SessionStats | None = None,
+        environment: bool = True,
+        date_reminders: bool = True,
     ) -> None:
         """``max_turns`` limits model requests per :meth:`send` (negative: no limit).
 
         ``confirm`` asks the user about calls that need approval; without one they are
         refused as in Qwen Code's non-interactive mode (unless the approval mode allows them).
+        ``environment`` and ``date_reminders`` turn off the reminder parts of user messages
+        (subagents get the environment but no date reminder, as in 0.24.4).
         """
         self.client = client
         self.model = model or client.config
@@ -122,6 +132,10 @@ class AgentLoop:
         self.scheduler = ToolScheduler(registry, config, confirm=confirm)
         self.scheduler.subscribe(self._on_tool_event)
         self._handlers: list[EventHandler] = [on_event] if on_event is not None else []
+        self._environment = environment
+        self._startup: str | None = None
+        self._date_reminders = date_reminders
+        self._reminded: _dt.date | None = None
 
     # -- events ---------------------------------------------------------------------------
 
@@ -167,7 +181,8 @@ class AgentLoop:
         """
         signal = signal or AbortSignal.never()
         parts = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else list(prompt)
-        self.history.append({"role": "user", "content": parts})
+        reminders = [{"type": "text", "text": text} for text in await self._reminders()]
+        self.history.append({"role": "user", "content": [*reminders, *parts]})
         turns, calls = 0, 0
         completed: list[CompletedToolCall] = []
         text = ""
@@ -206,6 +221,25 @@ class AgentLoop:
             return finish(StopReason.CANCELLED)
         except ModelError as error:
             return finish(StopReason.ERROR, format_api_error(error))
+
+    async def _reminders(self) -> list[str]:
+        """The ``<system-reminder>`` texts that go before the prompt of the next user message.
+
+        The environment opens the conversation (again, should a cancelled first turn have been
+        rolled back); it is computed once per loop, off the event loop (it reads the disk).
+        """
+        texts: list[str] = []
+        opening = not self.history
+        if self._environment and opening:
+            if self._startup is None:
+                self._startup = await asyncio.to_thread(startup_reminder, self.config)
+            texts.append(self._startup)
+        if self._date_reminders:
+            today = _dt.date.today()
+            if opening or today != self._reminded:
+                texts.append(date_reminder(today))
+                self._reminded = today
+        return texts
 
     def _tool_messages(self, done: Sequence[CompletedToolCall]) -> list[dict[str, Any]]:
         modalities = self.model.modalities

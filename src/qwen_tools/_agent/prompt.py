@@ -1,19 +1,14 @@
-"""The system prompt: our own instructions, the environment, then the context files.
+"""The system prompt: our own instructions, then the context files.
 
 Assembly follows Qwen Code 0.24.4: the base prompt, then ``\\n\\n---\\n\\n`` and the context
-files' text when there is any (see :mod:`.context`). The base prompt's wording is ours.
+files' text when there is any (see :mod:`.context`). The base prompt's wording is ours. As in
+0.24.4, the environment (date, operating system, workspace tree) is not part of it: it opens the
+first user message (see :mod:`.environment`).
 """
 
 from __future__ import annotations
 
-import datetime as _dt
-import platform
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .._config.config import Config
-
-__all__ = ["assemble_system_prompt", "base_prompt", "environment_section"]
+__all__ = ["assemble_system_prompt", "base_prompt"]
 
 _BASE = """\
 You are a coding agent working in the user's project from a terminal. You help with software \
@@ -44,21 +39,6 @@ about to do.
 def base_prompt() -> str:
     """The fixed part of the system prompt."""
     return _BASE
-
-
-def environment_section(config: Config, *, today: _dt.date | None = None) -> str:
-    """Date, operating system and workspace directories."""
-    day = today or _dt.date.today()
-    lines = [
-        "# Environment",
-        f"- Date: {day.strftime('%A, %B %d, %Y').replace(' 0', ' ')}",
-        f"- Operating system: {platform.system().lower() or 'unknown'}",
-        f"- Working directory: {config.target_dir}",
-    ]
-    extra = [d for d in config.workspace.directories if str(d) != str(config.target_dir)]
-    if extra:
-        lines.append("- Other workspace directories: " + ", ".join(str(d) for d in extra))
-    return "\n".join(lines)
 
 
 def assemble_system_prompt(base: str, context: str | None = None, append: str | None = None) -> str:

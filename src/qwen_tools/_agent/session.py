@@ -1,8 +1,9 @@
 """``AgentSession``: the session's model wired into its ``Config``, and a factory for loops.
 
 Creating a session sets ``config.content_generator`` (the chat client, for ``web_fetch``) and
-``config.subagent_runner`` (nested loops, for ``task``). The system prompt (our instructions,
-the environment and the context files) is built once per session.
+``config.subagent_runner`` (nested loops, for ``task``). The system prompt (our instructions
+and the context files) is built once per session; each loop opens its conversation with the
+environment reminder (date, operating system, workspace tree; see :mod:`.environment`).
 
 Usage::
 
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING
 from .._model.client import ChatClient
 from .context import ContextFiles, load_context
 from .loop import AgentLoop
-from .prompt import assemble_system_prompt, base_prompt, environment_section
+from .prompt import assemble_system_prompt, base_prompt
 from .stats import SessionStats
 from .subagents import LoopSubagentRunner
 
@@ -75,17 +76,11 @@ class AgentSession:
             self._context = load_context(self.config)
         return self._context
 
-    def environment(self) -> str:
-        """The environment section shared by the main prompt and subagent prompts."""
-        return environment_section(self.config)
-
     def system_prompt(self) -> str:
-        """Base instructions + environment, then the context files after ``---``."""
+        """Base instructions, then the context files after ``---``."""
         if self._prompt is None:
             base = self._base if self._base is not None else base_prompt()
-            self._prompt = assemble_system_prompt(
-                f"{base}\n\n{self.environment()}", self.context.text
-            )
+            self._prompt = assemble_system_prompt(base, self.context.text)
         return self._prompt
 
     def new_loop(
@@ -96,8 +91,13 @@ class AgentSession:
         registry: ToolRegistry | None = None,
         system_prompt: str | None = None,
         model: ModelConfig | None = None,
+        date_reminders: bool = True,
     ) -> AgentLoop:
-        """A fresh conversation (empty history) sharing the session's client and stats."""
+        """A fresh conversation (empty history) sharing the session's client and stats.
+
+        ``date_reminders=False`` (subagents) leaves out the current-date reminder that the main
+        conversation sends with its user messages; the environment reminder is always sent.
+        """
         return AgentLoop(
             client=self.client,
             registry=registry if registry is not None else self.registry,
@@ -109,6 +109,7 @@ class AgentSession:
             stream=self.stream,
             on_event=on_event,
             stats=self.stats,
+            date_reminders=date_reminders,
         )
 
     async def aclose(self) -> None:

@@ -4,8 +4,9 @@
 A subagent gets a registry view holding only the tools its request names (every tool when it
 names none), never the ``task`` tool itself, so subagents cannot spawn subagents. It shares
 the session's client, statistics and confirmation handler; its system prompt is the
-definition's prompt followed by the environment section; the parent's abort signal reaches
-its model requests and its tools. Progress goes to ``on_progress`` as it happens.
+definition's prompt, and its first message opens with the environment reminder (as 0.24.4's
+subagents get it, without the main conversation's current-date reminder); the parent's abort
+signal reaches its model requests and its tools. Progress goes to ``on_progress`` as it happens.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from .events import (
     ToolCallFinished,
     ToolCallScheduled,
 )
-from .prompt import assemble_system_prompt
 from .protocol import SubagentProgress, SubagentReport, SubagentRequest
 
 if TYPE_CHECKING:
@@ -94,7 +94,6 @@ class LoopSubagentRunner:
         session = self.session
         registry = subagent_registry(session.registry, request.tools, request.disallowed_tools)
         model = session.model.with_model(request.model) if request.model else session.model
-        prompt = assemble_system_prompt(f"{request.system_prompt}\n\n{session.environment()}")
 
         def relay(event: AgentEvent) -> None:
             if on_progress is None:
@@ -122,8 +121,9 @@ class LoopSubagentRunner:
             on_event=relay,
             max_turns=max_turns,
             registry=registry,
-            system_prompt=prompt,
+            system_prompt=request.system_prompt,
             model=model,
+            date_reminders=False,
         )
         finished: Finished = await loop.send(request.prompt, signal=signal)
         return SubagentReport(
