@@ -12,14 +12,13 @@ from __future__ import annotations
 import json
 import os
 import platform
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from support.workspaces import QWEN_DIFF
+from support.workspaces import QWEN_DIFF, run_qwen_diff_harness
 
 EXE = Path(sys.executable).with_name("qwen-tools")
 RG = Path(sys.executable).with_name("rg")
@@ -43,30 +42,11 @@ def _cli_with_vendored_rg(root: Path) -> Path:
 def results(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict[str, Any]]:
     root = Path(os.path.realpath(tmp_path_factory.mktemp("qwen-diff-run")))
     cli = _cli_with_vendored_rg(root / "bin")
-    out = root / "ours.json"
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(QWEN_DIFF / "run_qwen.py"),
-            str(QWEN_DIFF / "sample_script.json"),
-            str(QWEN_DIFF / "fixture"),
-            str(out),
-            "--grep-backend",
-            "ripgrep",
-            "--qwen",
-            str(cli),
-            "--tmp-root",
-            str(root),
-            "--timeout",
-            "120",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=240,
+    ours = run_qwen_diff_harness(
+        QWEN_DIFF / "sample_script.json", cli, root, "--grep-backend", "ripgrep"
     )
-    assert done.returncode == 0, done.stdout + done.stderr
     expected = json.loads((QWEN_DIFF / "results.json").read_text(encoding="utf-8"))
-    return expected, json.loads(out.read_text(encoding="utf-8"))
+    return expected, ours
 
 
 def test_every_tool_result_matches(results: tuple[dict[str, Any], dict[str, Any]]) -> None:

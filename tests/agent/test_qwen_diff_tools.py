@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from support.workspaces import QWEN_DIFF
+from support.workspaces import run_qwen_diff_harness
 
 EXE = Path(sys.executable).with_name("qwen-tools")
 DATA = Path(__file__).with_name("data")
@@ -46,30 +45,11 @@ DIFFERENCES = {
 @pytest.fixture(scope="module")
 def results(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict[str, Any]]:
     root = Path(os.path.realpath(tmp_path_factory.mktemp("qwen-diff-tools")))
-    out = root / "ours.json"
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(QWEN_DIFF / "run_qwen.py"),
-            str(DATA / "issue6_script.json"),
-            str(QWEN_DIFF / "fixture"),
-            str(out),
-            "--settings",
-            str(DATA / "issue6_settings.json"),
-            "--qwen",
-            str(EXE),
-            "--tmp-root",
-            str(root),
-            "--timeout",
-            "120",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=240,
+    ours = run_qwen_diff_harness(
+        DATA / "issue6_script.json", EXE, root, "--settings", str(DATA / "issue6_settings.json")
     )
-    assert done.returncode == 0, done.stdout + done.stderr
     expected = json.loads((DATA / "issue6_results.json").read_text(encoding="utf-8"))
-    return expected, json.loads(out.read_text(encoding="utf-8"))
+    return expected, ours
 
 
 def test_every_tool_result_matches(results: tuple[dict[str, Any], dict[str, Any]]) -> None:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared"
@@ -43,3 +46,37 @@ def prepare_qwen_diff_workspace(ws: Path, fixture: Path = QWEN_DIFF / "fixture")
         for name in filenames:
             os.utime(Path(dirpath) / name, (FIXED_MTIME, FIXED_MTIME))
         os.utime(dirpath, (FIXED_MTIME, FIXED_MTIME))
+
+
+def run_qwen_diff_harness(
+    script: Path, cli: Path, root: Path, *options: str, timeout: float = 240
+) -> dict[str, Any]:
+    """Drive ``cli`` with the qwen-diff harness on ``script`` and the fixture; its results.
+
+    ``options`` go to ``run_qwen.py`` as they are (``--settings FILE``, ``--grep-backend``...);
+    everything it creates stays under ``root``. Fails the test when the harness fails.
+    """
+    out = root / "ours.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(QWEN_DIFF / "run_qwen.py"),
+            str(script),
+            str(QWEN_DIFF / "fixture"),
+            str(out),
+            *options,
+            "--qwen",
+            str(cli),
+            "--tmp-root",
+            str(root),
+            "--timeout",
+            "120",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    results: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    return results
