@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from qwen_tools import AbortController, Config
 from qwen_tools._agent.protocol import SubagentProgress, SubagentRequest, SubagentRunner
 from qwen_tools._agent.session import AgentSession
@@ -147,3 +149,56 @@ def test_registry_view_applies_the_deny_list(registry: ToolRegistry) -> None:
     assert "read_file" in denied
     listed = subagent_registry(registry, ["read_file", "edit"], ["edit"])
     assert listed.get_all_tool_names() == ["read_file"]
+
+
+@pytest.mark.parametrize(
+    ("parent", "agent", "trusted", "expected"),
+    [
+        ("yolo", "plan", True, "yolo"),
+        ("auto-edit", "default", False, "auto-edit"),
+        ("default", "bubble", True, "default"),
+        ("default", "yolo", True, "yolo"),
+        ("default", "yolo", False, "default"),
+        ("plan", "auto-edit", False, "plan"),
+        ("default", "plan", False, "plan"),
+        ("plan", None, True, "plan"),
+        ("default", None, True, "auto-edit"),
+        ("default", None, False, "default"),
+    ],
+)
+def test_subagent_approval_mode_rule(
+    parent: str, agent: str | None, trusted: bool, expected: str
+) -> None:
+    from qwen_tools import ApprovalMode
+    from qwen_tools._agent.subagents import resolve_subagent_approval_mode
+
+    mode = resolve_subagent_approval_mode(ApprovalMode(parent), agent, trusted)
+    assert mode is ApprovalMode(expected)
+
+
+async def test_subagent_runs_under_its_own_mode(
+    server: FakeOpenAI, ws: Path, tmp_path: Path
+) -> None:
+    from qwen_tools import ApprovalMode, build_registry
+
+    config = Config(ws, approval_mode=ApprovalMode.DEFAULT, home_dir=tmp_path / "home2")
+    registry = build_registry(config)
+    write = call("write_file", {"file_path": f"{ws}/sub.txt", "content": "x\n"}, "w")
+    server.script = [Reply(tool_calls=[write]), Reply(content="done"), Reply(tool_calls=[write])]
+    server.script.append(Reply(content="refused"))
+    async with session_for(server, config, registry) as session:
+        signal = AbortController().signal
+        # trusted folder, no mode in the definition: auto-edit, so the write needs no answer
+        first = await session.subagents.run_subagent(
+            SubagentRequest(name="w", system_prompt="S", prompt="write"), signal=signal
+        )
+        assert (ws / "sub.txt").read_text() == "x\n"
+        (ws / "sub.txt").unlink()
+        # the definition asks for default: nobody can answer here, so the write is refused
+        second = await session.subagents.run_subagent(
+            SubagentRequest(name="w", system_prompt="S", prompt="w", approval_mode="default"),
+            signal=signal,
+        )
+    assert (first.text, second.text) == ("done", "refused")
+    assert not (ws / "sub.txt").exists()
+    assert config.approval_mode is ApprovalMode.DEFAULT  # the parent's mode is untouched

@@ -272,13 +272,16 @@ async def test_request_from_a_definition(config: Config, home: Path) -> None:
 
 async def test_deny_list_without_a_tool_list_goes_to_the_runner(config: Config, ws: Path) -> None:
     write_agent(
-        ws / ".qwen" / "agents", "ro.md", "name: ro\ndescription: d\ndisallowedTools: Shell"
+        ws / ".qwen" / "agents",
+        "ro.md",
+        "name: ro\ndescription: d\ndisallowedTools: Shell\napprovalMode: plan",
     )
     runner = ScriptedRunner()
     await run(config, runner, subagent_type="ro")
     (request,) = runner.requests
     assert request.tools is None
     assert {"run_shell_command", "task", "agent"} <= set(request.disallowed_tools)
+    assert request.approval_mode == "plan"
 
 
 async def test_progress_reaches_update_output(config: Config) -> None:

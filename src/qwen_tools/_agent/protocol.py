@@ -31,6 +31,9 @@ class SubagentRequest:
     """A model name overriding the session's, or ``None`` to inherit it."""
     max_turns: int | None = None
     """Turn limit for the nested loop (``None``: the runner's default)."""
+    approval_mode: str | None = None
+    """The definition's ``approvalMode`` (``plan``, ``default``, ``auto-edit``, ``auto``,
+    ``yolo`` or ``bubble``), or ``None``; the runner combines it with the session's mode."""
 
 
 @dataclass

@@ -92,16 +92,18 @@ class AgentSession:
         system_prompt: str | None = None,
         model: ModelConfig | None = None,
         date_reminders: bool = True,
+        config: Config | None = None,
     ) -> AgentLoop:
         """A fresh conversation (empty history) sharing the session's client and stats.
 
         ``date_reminders=False`` (subagents) leaves out the current-date reminder that the main
         conversation sends with its user messages; the environment reminder is always sent.
+        ``config`` replaces the session's for this loop's approvals (a subagent's own mode).
         """
         return AgentLoop(
             client=self.client,
             registry=registry if registry is not None else self.registry,
-            config=self.config,
+            config=config if config is not None else self.config,
             system_prompt=system_prompt if system_prompt is not None else self.system_prompt(),
             model=model or self.model,
             confirm=self.confirm,

@@ -11,9 +11,11 @@ signal reaches its model requests and its tools. Progress goes to ``on_progress`
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from .._config.tool_settings import ApprovalMode
 from .._contract.abort import AbortSignal
 from .._model.json_args import dumps_arguments
 from .._registry.registry import ToolRegistry
@@ -30,7 +32,12 @@ from .protocol import SubagentProgress, SubagentReport, SubagentRequest
 if TYPE_CHECKING:
     from .session import AgentSession
 
-__all__ = ["SUBAGENT_EXCLUDED_TOOLS", "LoopSubagentRunner", "subagent_registry"]
+__all__ = [
+    "SUBAGENT_EXCLUDED_TOOLS",
+    "LoopSubagentRunner",
+    "resolve_subagent_approval_mode",
+    "subagent_registry",
+]
 
 SUBAGENT_EXCLUDED_TOOLS = frozenset({"task", "agent", "task_stop"})
 """Tools a subagent never gets: the subagent launcher (both names) and, as in 0.24.4, task_stop."""
@@ -67,6 +74,31 @@ def subagent_registry(
             if tool is not None and tool.name not in excluded and tool not in chosen:
                 chosen.append(tool)
     return ToolRegistry(chosen)
+
+
+def resolve_subagent_approval_mode(
+    parent: ApprovalMode, agent: str | None, trusted: bool
+) -> ApprovalMode:
+    """The approval mode a subagent runs under, by 0.24.4's rule.
+
+    A parent in ``yolo`` or ``auto-edit`` passes its mode down; ``bubble`` means ``default``
+    (the parent's user answers); otherwise the definition's mode applies, except that an
+    untrusted folder never gets a more permissive mode than the parent's; without one, a
+    ``plan`` parent gives ``plan``, a trusted folder ``auto-edit``, else the parent's mode.
+    (``auto``, 0.24.4's classifier mode, is read as ``default`` here, as everywhere.)
+    """
+    if parent in (ApprovalMode.YOLO, ApprovalMode.AUTO_EDIT):
+        return parent
+    if agent == "bubble":
+        return ApprovalMode.DEFAULT
+    if agent:
+        permissive = agent in ("yolo", "auto-edit", "auto")
+        if permissive and not trusted:
+            return parent
+        return ApprovalMode.parse(agent)
+    if parent is ApprovalMode.PLAN:
+        return ApprovalMode.PLAN
+    return ApprovalMode.AUTO_EDIT if trusted else parent
 
 
 def _summary(text: str) -> str:
@@ -117,7 +149,17 @@ class LoopSubagentRunner:
                 )
 
         max_turns = request.max_turns if request.max_turns is not None else self.default_max_turns
+        parent = session.config
+        loaded = parent.loaded_settings
+        mode = resolve_subagent_approval_mode(
+            parent.approval_mode, request.approval_mode, loaded.trusted if loaded else True
+        )
+        config = parent
+        if mode is not parent.approval_mode:
+            config = copy.copy(parent)  # same workspace and session state, its own mode
+            config.approval_mode = mode
         loop = session.new_loop(
+            config=config,
             on_event=relay,
             max_turns=max_turns,
             registry=registry,

@@ -80,4 +80,5 @@ def build_request(definition: SubagentDefinition, prompt: str) -> SubagentReques
         ),
         model=definition.model_override,
         max_turns=definition.effective_max_turns,
+        approval_mode=definition.approval_mode,
     )
