@@ -1,26 +1,20 @@
-"""The ``task`` tool: schema, description, validation, and runs through ``ScriptedRunner``, a
-model-boundary double of the agent loop (records requests, emits progress, honours the signal).
-"""
+"""The ``task`` tool: schema, description, validation, requests and progress (``ScriptedRunner``)."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
 from qwen_tools._agent.protocol import (
     SubagentProgress,
     SubagentReport,
-    SubagentRequest,
-    SubagentRunner,
 )
 from qwen_tools._config.config import Config
 from qwen_tools._config.tool_settings import ApprovalMode
-from qwen_tools._contract.abort import AbortController, AbortError, AbortSignal
+from qwen_tools._contract.abort import AbortSignal
 from qwen_tools._contract.confirmation import (
     ToolCallConfirmationDetails,
     ToolConfirmationOutcome,
@@ -29,57 +23,11 @@ from qwen_tools._contract.confirmation import (
 from qwen_tools._contract.display import TaskExecutionDisplay, ToolResultDisplay
 from qwen_tools._contract.errors import ToolErrorType
 from qwen_tools._contract.kinds import Kind
-from qwen_tools._contract.parts import TextPart
-from qwen_tools._contract.results import ToolResult
 from qwen_tools._execution.call_types import ToolCallRequest
 from qwen_tools._execution.tool_call import run_tool_call
 from qwen_tools._registry.registry import ToolRegistry
 from qwen_tools.builtin.task import TaskTool
-
-PROMPT = "You review code carefully."
-
-
-class ScriptedRunner:
-    """A model-boundary double for the agent loop's subagent runner."""
-
-    def __init__(
-        self,
-        report: SubagentReport | None = None,
-        *,
-        progress: Sequence[SubagentProgress] = (),
-        wait_for_abort: bool = False,
-        error: Exception | None = None,
-    ) -> None:
-        self.report = report or SubagentReport(text="All done.")
-        self.progress = list(progress)
-        self.wait_for_abort = wait_for_abort
-        self.error = error
-        self.requests: list[SubagentRequest] = []
-        self.started = anyio.Event()
-
-    async def run_subagent(
-        self,
-        request: SubagentRequest,
-        *,
-        signal: AbortSignal,
-        on_progress: Callable[[SubagentProgress], None] | None = None,
-    ) -> SubagentReport:
-        self.requests.append(request)
-        for notice in self.progress:
-            if on_progress is not None:
-                on_progress(notice)
-        self.started.set()
-        if self.wait_for_abort:
-            await signal.wait()
-            return SubagentReport(text="half of it", terminate_reason="CANCELLED")
-        if self.error is not None:
-            raise self.error
-        return self.report
-
-
-def write_agent(folder: Path, file: str, front: str, body: str = PROMPT) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / file).write_text(f"---\n{front}\n---\n{body}\n", encoding="utf-8")
+from support.task_runs import PROMPT, ScriptedRunner, run, write_agent
 
 
 @pytest.fixture
@@ -92,28 +40,6 @@ def home(tmp_path: Path) -> Path:
 @pytest.fixture
 def config(ws: Path, home: Path) -> Config:
     return Config(ws, home_dir=home)
-
-
-def text_of(result: ToolResult) -> str:
-    content = result.llm_content
-    if isinstance(content, str):
-        return content
-    assert isinstance(content, list) and len(content) == 1
-    assert isinstance(content[0], TextPart)
-    return content[0].text
-
-
-async def run(
-    config: Config, runner: SubagentRunner | None, **params: Any
-) -> tuple[ToolResult, list[ToolResultDisplay]]:
-    config.subagent_runner = runner
-    shown: list[ToolResultDisplay] = []
-    args = {"description": "Review parser", "prompt": "Review src/parser.py", **params}
-    result = await TaskTool(config).build_and_execute(args, update_output=shown.append)
-    return result, shown
-
-
-# -- identity, schema, description ------------------------------------------------------------
 
 
 def test_identity_and_schema(config: Config) -> None:
@@ -316,108 +242,3 @@ async def test_progress_reaches_update_output(config: Config) -> None:
     assert states[-1]["terminateReason"] == "GOAL"
     assert states[-1]["result"] == "Report."
     assert result.return_display == shown[-1]
-
-
-NO_OUTPUT = "(subagent produced no model-visible output)"
-PARTIAL = "Agent was cancelled by the user. Partial result follows:\n\n"
-
-
-@pytest.mark.parametrize(
-    ("text", "reason", "expected"),
-    [
-        ("  Done.  ", "GOAL", "Done."),
-        ("", "GOAL", NO_OUTPUT),
-        ("<analysis>scratch</analysis>\n<summary>Fixed it.</summary>", "GOAL", "Fixed it."),
-        ("A <analysis>x<analysis>y</analysis></analysis> B", "GOAL", "A B"),
-        ("<summary>S <analysis>n</analysis> T</summary>", "GOAL", "S T"),
-        ("x <analysis>open <summary>kept</summary>", "GOAL", "x kept"),
-        ("Keep <analysis>never closed", "GOAL", "Keep"),
-        ("Partial <analysis>x</analysis>", "MAX_TURNS", "Partial <analysis>x</analysis>"),
-        ("", "MAX_TURNS", NO_OUTPUT),
-        ("", "ERROR", "Subagent execution failed."),
-        ("Quota hit", "ERROR", "Quota hit"),
-        ("", "CANCELLED", PARTIAL + "(no partial result captured)"),
-    ],
-)
-async def test_terminate_reasons(config: Config, text: str, reason: str, expected: str) -> None:
-    result, _ = await run(config, ScriptedRunner(SubagentReport(text, terminate_reason=reason)))
-    assert result.error is None
-    assert text_of(result) == expected
-    assert isinstance(result.return_display, TaskExecutionDisplay)
-    assert result.return_display.status == ("completed" if reason == "GOAL" else "failed")
-    assert result.return_display.terminate_reason == reason
-
-
-async def test_cancellation_reaches_the_runner(config: Config) -> None:
-    runner = ScriptedRunner(wait_for_abort=True)
-    config.subagent_runner = runner
-    invocation = TaskTool(config).build({"description": "Long job", "prompt": "p"})
-    controller = AbortController()
-    results: list[ToolResult] = []
-
-    async def execute() -> None:
-        results.append(await invocation.execute(controller.signal))
-
-    async with anyio.create_task_group() as group:
-        group.start_soon(execute)
-        await runner.started.wait()
-        controller.abort()
-    (result,) = results
-    assert text_of(result) == PARTIAL + "half of it"
-    assert isinstance(result.return_display, TaskExecutionDisplay)
-    assert result.return_display.status == "cancelled"
-    assert result.return_display.terminate_reason == "Agent was cancelled by user"
-
-
-async def test_runner_raising_abort_error_counts_as_cancelled(config: Config) -> None:
-    result, _ = await run(config, ScriptedRunner(error=AbortError("stop")))
-    assert text_of(result).startswith("Agent was cancelled by the user.")
-
-
-async def test_runner_crash_is_a_failed_call(config: Config) -> None:
-    result, shown = await run(config, ScriptedRunner(error=RuntimeError("model unreachable")))
-    assert result.error is not None
-    assert result.error.message == "Failed to run subagent: model unreachable"
-    assert result.error.type is ToolErrorType.EXECUTION_FAILED
-    assert isinstance(shown[-1], TaskExecutionDisplay)
-    assert shown[-1].status == "failed"
-    assert shown[-1].terminate_reason == "Failed to run subagent: model unreachable"
-
-
-@pytest.mark.parametrize(
-    ("front", "reason"),
-    [
-        (
-            "executor: {kind: codex, command: codex}",
-            'Subagent "ext" declares an external executor and cannot be converted to an '
-            "in-process agent.",
-        ),
-        (
-            "executionBackend: container",
-            'Subagent "ext" requires a container execution environment. Refusing to run it '
-            "locally.",
-        ),
-    ],
-)
-async def test_definitions_this_session_cannot_run(
-    config: Config, ws: Path, front: str, reason: str
-) -> None:
-    write_agent(ws / ".qwen" / "agents", "ext.md", f"name: ext\ndescription: d\n{front}")
-    runner = ScriptedRunner()
-    result, _ = await run(config, runner, subagent_type="ext")
-    assert result.error is not None
-    assert result.error.message.startswith(f"Failed to run subagent: {reason}")
-    assert runner.requests == []
-
-
-async def test_subagent_removed_after_validation(config: Config, ws: Path) -> None:
-    folder = ws / ".qwen" / "agents"
-    write_agent(folder, "rev.md", "name: rev\ndescription: d")
-    config.subagent_runner = ScriptedRunner()
-    invocation = TaskTool(config).build({"description": "d", "prompt": "p", "subagent_type": "rev"})
-    (folder / "rev.md").unlink()
-    result = await invocation.execute(AbortSignal.never())
-    assert result.error is not None
-    assert result.error.message == (
-        'Subagent "rev" not found. Available subagents: general-purpose, Explore'
-    )
