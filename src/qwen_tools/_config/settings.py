@@ -21,6 +21,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from .folder_trust import trust_verdict
+
 __all__ = ["LoadedSettings", "SettingScope", "SettingsError", "SettingsFile", "load_settings"]
 
 
@@ -305,42 +307,14 @@ def _merge(sources: Sequence[dict[str, Any]]) -> dict[str, Any]:
 # -- folder trust --------------------------------------------------------------------------
 
 
-def _path_variants(raw: str) -> set[str]:
-    return {os.path.normpath(os.path.abspath(raw)), os.path.realpath(raw)}
-
-
-def _is_within(child: str, parent: str) -> bool:
-    rel = os.path.relpath(child, parent)
-    return rel == "." or (
-        rel != ".." and not rel.startswith(".." + os.sep) and not os.path.isabs(rel)
-    )
-
-
-def _depth(path: str) -> int:
-    return len([part for part in Path(path).parts[1:] if part])
-
-
 def _folder_trusted(workspace_dir: Path, qwen_home_dir: Path, env: Mapping[str, str]) -> bool:
-    """Decide trust from ``trustedFolders.json``: the deepest matching rule wins, ties distrust."""
+    """Read ``trustedFolders.json`` and decide (:func:`~.folder_trust.trust_verdict`)."""
     trust_path = Path(
         env.get("QWEN_CODE_TRUSTED_FOLDERS_PATH") or qwen_home_dir / "trustedFolders.json"
     )
     text = _read_text(trust_path, "trusted folders file")
     rules = {} if text is None else _parse_jsonc(text, trust_path, "trusted folders file")
-    location = _path_variants(str(workspace_dir))
-    best_depth, verdict = -1, False  # no matching rule: not trusted
-    for rule_path, level in rules.items():
-        if level not in ("TRUST_FOLDER", "TRUST_PARENT", "DO_NOT_TRUST"):
-            continue
-        base = os.path.dirname(rule_path) if level == "TRUST_PARENT" else rule_path
-        depth = max(
-            (_depth(v) for v in _path_variants(base) for loc in location if _is_within(loc, v)),
-            default=-1,
-        )
-        trusted = level != "DO_NOT_TRUST"
-        if depth > best_depth or (depth == best_depth >= 0 and not trusted):
-            best_depth, verdict = depth, trusted
-    return verdict
+    return trust_verdict(workspace_dir, rules)
 
 
 # -- loading -------------------------------------------------------------------------------
