@@ -17,7 +17,8 @@ import re
 import sys
 from typing import TYPE_CHECKING
 
-from .._shell.output import js_trim
+from qwen_tools._jstext import js_trim
+
 from .folder_structure import folder_structures
 
 if TYPE_CHECKING:

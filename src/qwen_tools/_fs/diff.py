@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from qwen_tools._contract.display import DiffStat
+from qwen_tools._jstext import js_trim
 
 __all__ = [
     "Hunk",
@@ -39,11 +40,6 @@ __all__ = [
 _CONTEXT = 3
 _SEPARATOR = "=" * 67
 _NO_NEWLINE = "\\ No newline at end of file"
-# Characters JavaScript's String.prototype.trim() removes.
-_JS_WHITESPACE = (
-    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
-    "\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
 _MYERS_BUDGET = 1_500_000
 """Diagonal steps (about a second) after which the Myers search gives way to difflib."""
 _MYERS_MAX_EDITS = 1_700
@@ -83,7 +79,7 @@ def _intern(old: list[str], new: list[str], ignore_whitespace: bool) -> tuple[li
     ids: dict[str, int] = {}
 
     def key(token: str) -> int:
-        text = token.strip(_JS_WHITESPACE) if ignore_whitespace else token
+        text = js_trim(token) if ignore_whitespace else token
         return ids.setdefault(text, len(ids))
 
     return [key(t) for t in old], [key(t) for t in new]

@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from .._jstext import js_trim, utf16_len, utf16_prefix
+
 __all__ = [
     "BINARY_NOTICE",
     "DEFAULT_MAX_BUFFERED_BYTES",
@@ -37,10 +39,8 @@ __all__ = [
     "Truncation",
     "capture_limit_notice",
     "format_memory_usage",
-    "js_trim",
     "strip_ansi",
     "truncate_and_save",
-    "utf16_len",
 ]
 
 Stream = Literal["stdout", "stderr"]
@@ -60,10 +60,6 @@ _ANSI = re.compile(
     r"|[\u001b\u009b][\[\]()#;?]*(?:[0-9]{1,4}(?:[;:][0-9]{0,4})*)?[0-9A-PR-TZcf-nq-uy=><~]"
 )
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
-_JS_WHITESPACE = (
-    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
-    "\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
 
 
 def strip_ansi(text: str) -> str:
@@ -71,26 +67,6 @@ def strip_ansi(text: str) -> str:
     if "\x1b" not in text and "\x9b" not in text:
         return text
     return _ANSI.sub("", text)
-
-
-def js_trim(text: str) -> str:
-    """``String.prototype.trim``: strip JavaScript's whitespace at both ends."""
-    return text.strip(_JS_WHITESPACE)
-
-
-def utf16_len(text: str) -> int:
-    """The length JavaScript reports (characters beyond the BMP count twice)."""
-    if text.isascii():
-        return len(text)
-    return len(text) + len(_ASTRAL.findall(text))
-
-
-def _utf16_prefix(text: str, units: int) -> str:
-    if units <= 0:
-        return ""
-    if text.isascii():
-        return text[:units]
-    return text.encode("utf-16-le", "surrogatepass")[: units * 2].decode("utf-16-le", "ignore")
 
 
 def _utf16_suffix(text: str, units: int) -> str:
@@ -258,7 +234,7 @@ def _head_lines(text: str, count: int, budget: int, ascii_only: bool) -> tuple[l
         if size + 1 > remaining:
             if remaining >= len(_ELLIPSIS):
                 units = remaining - len(_ELLIPSIS)
-                kept.append(_utf16_prefix(text[start : start + units], units) + _ELLIPSIS)
+                kept.append(utf16_prefix(text[start : start + units], units) + _ELLIPSIS)
             return kept, budget
         kept.append(text[start:stop])
         used += size + 1

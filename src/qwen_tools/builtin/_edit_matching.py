@@ -15,7 +15,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
-from ._paths import js_trim_end
+from qwen_tools._jstext import js_trim_end
 
 __all__ = [
     "EditSnippet",

@@ -18,7 +18,7 @@ import os
 import re
 from typing import TYPE_CHECKING, Literal
 
-from ._paths import js_trim, js_trim_end
+from qwen_tools._jstext import js_trim, js_trim_end
 
 if TYPE_CHECKING:
     from qwen_tools._config.config import Config

@@ -29,7 +29,7 @@ import json
 import re
 from typing import Any
 
-from ._paths import utf16_len, utf16_prefix
+from qwen_tools._jstext import utf16_len, utf16_prefix
 
 __all__ = ["NotebookError", "render_notebook"]
 

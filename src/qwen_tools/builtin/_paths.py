@@ -16,6 +16,8 @@ import stat
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING, Any
 
+from .._jstext import js_trim
+
 if TYPE_CHECKING:
     from qwen_tools._config.config import Config
 
@@ -28,24 +30,15 @@ __all__ = [
     "js_relative",
     "js_resolve",
     "js_to_fixed",
-    "js_trim",
-    "js_trim_end",
     "make_relative",
     "node_error_message",
     "resolve_path",
     "shorten_path",
     "tildeify_path",
     "unescape_path",
-    "utf16_len",
-    "utf16_prefix",
 ]
 
 _UNESCAPE = re.compile(r"\\([ \t()\[\]{};|*?$`'\"#&<>!~,])")
-
-_JS_WHITESPACE = (
-    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
-    "\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
 
 # libuv's wording for the errors file-system calls commonly raise.
 _UV_MESSAGES = {
@@ -73,33 +66,6 @@ def unescape_path(path: str) -> str:
     if os.name == "nt":
         return path
     return _UNESCAPE.sub(r"\1", path)
-
-
-def js_trim(text: str) -> str:
-    """``String.prototype.trim``: strip JavaScript whitespace (incl. U+FEFF) at both ends."""
-    return text.strip(_JS_WHITESPACE)
-
-
-def js_trim_end(text: str) -> str:
-    """``String.prototype.trimEnd``: strip JavaScript whitespace (spaces, tabs, ``\\r``…)."""
-    return text.rstrip(_JS_WHITESPACE)
-
-
-def utf16_len(text: str) -> int:
-    """The length JavaScript reports: characters beyond the BMP count twice."""
-    if text.isascii():
-        return len(text)
-    return len(text.encode("utf-16-le", "surrogatepass")) // 2
-
-
-def utf16_prefix(text: str, units: int) -> str:
-    """The first ``units`` UTF-16 code units of ``text`` (a split surrogate pair is dropped)."""
-    if units <= 0:
-        return ""
-    if text.isascii():
-        return text[:units]
-    encoded = text.encode("utf-16-le", "surrogatepass")[: units * 2]
-    return encoded.decode("utf-16-le", "ignore")
 
 
 def js_to_fixed(value: float, digits: int) -> str:

@@ -13,7 +13,7 @@ import io
 import logging
 import re
 
-from ._paths import js_trim
+from qwen_tools._jstext import js_trim
 
 __all__ = [
     "PDF_FULL_PAGE_LIMIT",

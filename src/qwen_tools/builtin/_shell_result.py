@@ -19,9 +19,10 @@ import anyio
 from qwen_tools._config.config import Config
 from qwen_tools._contract.errors import ToolError, ToolErrorType
 from qwen_tools._contract.results import ToolResult
+from qwen_tools._jstext import utf16_len
 from qwen_tools._shell.background import BackgroundShell
 from qwen_tools._shell.execution import ShellRun
-from qwen_tools._shell.output import BINARY_NOTICE, truncate_and_save, utf16_len
+from qwen_tools._shell.output import BINARY_NOTICE, truncate_and_save
 
 __all__ = [
     "REFUSE_GIT_COMMIT",

@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ._paths import js_trim, utf16_len
+from qwen_tools._jstext import js_trim, utf16_len
 
 __all__ = ["FORK_SUBAGENT_TYPE", "check_task_params", "unsupported_param"]
 

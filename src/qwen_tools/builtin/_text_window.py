@@ -25,8 +25,7 @@ import os
 from dataclasses import dataclass
 
 from qwen_tools._fs.text_file import decode_text, detect_bom
-
-from ._paths import js_trim_end, utf16_len, utf16_prefix
+from qwen_tools._jstext import js_trim_end, utf16_len, utf16_prefix
 
 __all__ = [
     "MARKER",

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ._paths import js_trim, utf16_len
+from qwen_tools._jstext import js_trim, utf16_len
 
 if TYPE_CHECKING:
     from qwen_tools._config.config import Config

@@ -41,10 +41,11 @@ from qwen_tools._fs.atomic import write_text_atomic
 from qwen_tools._fs.diff import compute_diff_stat, create_patch_smart
 from qwen_tools._fs.read_cache import PriorReadProblem
 from qwen_tools._fs.text_file import DEFAULT_TEXT_INFO
+from qwen_tools._jstext import js_trim
 
 from ._edit_matching import extract_edit_snippet
 from ._edit_plan import EditPlan, error_message, plan_edit, read_current
-from ._paths import js_trim, make_relative, shorten_path, unescape_path
+from ._paths import make_relative, shorten_path, unescape_path
 
 __all__ = ["EditInvocation", "EditModifyContext", "EditTool"]
 

@@ -49,8 +49,9 @@ from qwen_tools._contract.errors import ToolErrorType
 from qwen_tools._contract.invocation import BaseToolInvocation, ToolInvocation, UpdateOutput
 from qwen_tools._contract.kinds import Kind
 from qwen_tools._contract.results import ToolResult
+from qwen_tools._jstext import js_trim
 
-from ._paths import is_subpath, js_trim
+from ._paths import is_subpath
 
 __all__ = ["ExitPlanModeTool", "plan_file_path"]
 

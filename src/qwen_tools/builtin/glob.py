@@ -39,6 +39,7 @@ from qwen_tools._contract.errors import ToolError, ToolErrorType
 from qwen_tools._contract.invocation import BaseToolInvocation, ToolInvocation, UpdateOutput
 from qwen_tools._contract.kinds import Kind
 from qwen_tools._contract.results import ToolResult
+from qwen_tools._jstext import js_trim
 
 from ._collation import collation_key
 from ._glob_patterns import (
@@ -50,13 +51,7 @@ from ._glob_patterns import (
     escape_glob,
     globstar_closure,
 )
-from ._paths import (
-    check_search_path,
-    format_display_path,
-    js_join,
-    js_trim,
-    resolve_path,
-)
+from ._paths import check_search_path, format_display_path, js_join, resolve_path
 
 __all__ = ["GlobTool"]
 

@@ -55,18 +55,11 @@ from qwen_tools._contract.declarative import BaseDeclarativeTool
 from qwen_tools._contract.invocation import BaseToolInvocation, ToolInvocation, UpdateOutput
 from qwen_tools._contract.kinds import Kind
 from qwen_tools._contract.results import ToolResult
+from qwen_tools._jstext import js_trim, utf16_len, utf16_prefix
 
 from ._grep_fallback import python_search
 from ._js_regex import js_regex_error
-from ._paths import (
-    check_search_path,
-    format_display_path,
-    js_resolve,
-    js_trim,
-    resolve_path,
-    utf16_len,
-    utf16_prefix,
-)
+from ._paths import check_search_path, format_display_path, js_resolve, resolve_path
 from ._ripgrep import (
     GrepMatch,
     SearchOutcome,

@@ -38,11 +38,11 @@ from qwen_tools._contract.errors import ToolError, ToolErrorType
 from qwen_tools._contract.invocation import BaseToolInvocation, ToolInvocation, UpdateOutput
 from qwen_tools._contract.kinds import Kind
 from qwen_tools._contract.results import ToolResult
+from qwen_tools._jstext import js_trim
 
 from ._collation import collation_key
 from ._paths import (
     js_resolve,
-    js_trim,
     make_relative,
     node_error_message,
     shorten_path,

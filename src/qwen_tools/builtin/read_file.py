@@ -49,10 +49,11 @@ from qwen_tools._contract.invocation import (
 )
 from qwen_tools._contract.kinds import Kind
 from qwen_tools._contract.results import ToolResult
+from qwen_tools._jstext import js_trim
 
 from ._file_content import process_file
 from ._file_types import js_extname
-from ._paths import js_resolve, js_trim, make_relative, shorten_path, unescape_path
+from ._paths import js_resolve, make_relative, shorten_path, unescape_path
 from ._pdf import PDF_MAX_PAGES_PER_READ, parse_page_range
 
 __all__ = ["ReadFileTool"]

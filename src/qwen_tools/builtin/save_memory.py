@@ -46,6 +46,7 @@ from qwen_tools._contract.invocation import (
 from qwen_tools._contract.kinds import Kind
 from qwen_tools._contract.results import ToolResult
 from qwen_tools._fs.diff import format_patch, structured_patch
+from qwen_tools._jstext import js_trim
 
 from ._memory_file import (
     InvalidContextFileName,
@@ -56,7 +57,7 @@ from ._memory_file import (
     read_memory_file,
     write_memory_file,
 )
-from ._paths import js_trim, node_error_message, tildeify_path
+from ._paths import node_error_message, tildeify_path
 
 __all__ = ["SaveMemoryTool"]
 

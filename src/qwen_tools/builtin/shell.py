@@ -46,6 +46,7 @@ from qwen_tools._contract.errors import ToolErrorType
 from qwen_tools._contract.invocation import BaseToolInvocation, ToolInvocation, UpdateOutput
 from qwen_tools._contract.kinds import Kind
 from qwen_tools._contract.results import ToolResult
+from qwen_tools._jstext import js_trim
 from qwen_tools._shell.command_analysis import (
     SUBSTITUTION_WARNING,
     analyze_command,
@@ -54,7 +55,6 @@ from qwen_tools._shell.command_analysis import (
     validate_command_text,
 )
 from qwen_tools._shell.execution import run_foreground, shell_argv, shell_env
-from qwen_tools._shell.output import js_trim
 from qwen_tools._shell.sandbox import SandboxPolicy, SandboxUnavailable, wrap_command
 
 from ._shell_result import background_started, build_result, git_commit_refused, runs_git_commit

@@ -63,8 +63,9 @@ from qwen_tools._fs.atomic import write_text_atomic
 from qwen_tools._fs.diff import compute_diff_stat, create_patch_smart
 from qwen_tools._fs.read_cache import PriorReadProblem
 from qwen_tools._fs.text_file import DEFAULT_TEXT_INFO, TextEncodingInfo, read_text_file
+from qwen_tools._jstext import js_trim
 
-from ._paths import js_trim, make_relative, node_error_message, shorten_path, unescape_path
+from ._paths import make_relative, node_error_message, shorten_path, unescape_path
 
 __all__ = ["WriteFileModifyContext", "WriteFileTool"]
 
