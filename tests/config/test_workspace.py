@@ -190,14 +190,14 @@ def test_missing_paths_are_not_cached(base: Path, ws: Path) -> None:
     assert not ctx.is_path_within_workspace(target)
 
 
-def test_clear_cache_forgets_existing_paths(base: Path, ws: Path) -> None:
+def test_no_verdict_outlives_a_swap(base: Path, ws: Path) -> None:
+    """An existing path judged inside, then replaced by an outside symlink, is judged again."""
     ctx = WorkspaceContext(ws)
     node = ws / "node"
-    node.mkdir()
+    node.write_text("inside")
     assert ctx.is_path_within_workspace(node)
-    node.rmdir()
-    node.symlink_to(base / "outside", target_is_directory=True)
-    ctx.clear_cache()
+    node.unlink()
+    node.symlink_to(base / "outside" / "secret.txt")
     assert not ctx.is_path_within_workspace(node)
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
-SHARED = REPO.parent / "shared"
-QWEN_DIFF = SHARED / "reference" / "qwen-diff"
+# Recorded answers of Qwen Code 0.24.4 and the harness that records them (copied from the reference).
+QWEN_DIFF = REPO / "tests" / "data" / "qwen-diff"
 FIXED_MTIME = 978307200  # 2001-01-01T00:00:00Z, the harness's pinned mtime
 
 

@@ -9,6 +9,13 @@ symlink outside that points inside is *inside*.
 Paths that do not exist yet (a file about to be written) are resolved through their nearest
 existing ancestor with the missing tail re-appended. A dangling symlink is followed to where
 it points (the place a write through it would land), never taken as a plain missing name.
+
+A verdict on a *name* is only advice: by the time the file is opened, another process may have
+swapped it for a symlink to somewhere else. No answer is ever cached, and the tools open through
+:meth:`WorkspaceContext.open` / :meth:`WorkspaceContext.open_dir`, which check the descriptor
+actually opened (:mod:`qwen_tools._fs.confined`). Read-only directories (the session's saved
+tool-output directory) are readable through :meth:`is_path_readable` / ``open(..., readable=True)``
+but are never part of the writable workspace.
 """
 
 from __future__ import annotations
@@ -18,11 +25,11 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from .._fs.confined import open_confined, path_within
+
 __all__ = ["WorkspaceContext"]
 
 _log = logging.getLogger(__name__)
-
-_CACHE_MAX = 1024
 
 
 def _expand_home(raw: str) -> str:
@@ -32,12 +39,7 @@ def _expand_home(raw: str) -> str:
     return raw
 
 
-def _within(resolved: str, root: str) -> bool:
-    """Component-wise containment of two normalised absolute paths (``root`` included)."""
-    if resolved == root:
-        return True
-    prefix = root if root.endswith(os.sep) else root + os.sep
-    return resolved.startswith(prefix)
+_within = path_within
 
 
 class WorkspaceContext:
@@ -46,10 +48,8 @@ class WorkspaceContext:
     Every directory is stored realpath-resolved and appears once. Containment checks are
     component-wise (``/ws-evil`` is not inside ``/ws``) and follow symlinks.
 
-    Results of :meth:`is_path_within_workspace` for paths that exist are cached (1,024
-    entries, FIFO eviction); the cache is dropped whenever the directory set changes and can
-    be dropped by hand with :meth:`clear_cache`. Answers for paths that do not exist yet are
-    never cached, because creating them (for example as a symlink) can change the answer.
+    Nothing is cached: every answer is computed from the file system at the moment it is asked,
+    and the tools re-check the descriptor they open (:meth:`open`).
     """
 
     def __init__(
@@ -67,7 +67,7 @@ class WorkspaceContext:
         raw_target = _expand_home(os.fspath(target_dir))
         self._target = self._validate_dir(os.path.join(os.getcwd(), raw_target))
         self._dirs: list[str] = [self._target]
-        self._cache: dict[str, bool] = {}
+        self._readonly_dirs: list[str] = []
         for extra in additional_dirs:
             try:
                 self.add_directory(extra)
@@ -109,11 +109,28 @@ class WorkspaceContext:
         resolved = self._validate_dir(os.path.join(self._target, raw))
         if resolved not in self._dirs:
             self._dirs.append(resolved)
-            self._cache.clear()
+
+    def add_readonly_directory(self, path: str | os.PathLike[str]) -> None:
+        """Let the read tools (only) read beneath ``path`` (an existing directory).
+
+        Used for the session's saved tool-output directory, which the model is told to read
+        with ``read_file``; writes there are refused like anywhere outside the workspace.
+        """
+        resolved = self._validate_dir(os.path.join(self._target, os.fspath(path)))
+        if resolved not in self._dirs and resolved not in self._readonly_dirs:
+            self._readonly_dirs.append(resolved)
+
+    @property
+    def readonly_directories(self) -> tuple[Path, ...]:
+        """Directories the read tools may read but that are not part of the workspace."""
+        return tuple(Path(d) for d in self._readonly_dirs)
+
+    def roots(self, *, readable: bool = False) -> tuple[str, ...]:
+        """The realpath-resolved roots a path must lie under (read-only ones with ``readable``)."""
+        return (*self._dirs, *self._readonly_dirs) if readable else tuple(self._dirs)
 
     def clear_cache(self) -> None:
-        """Forget every cached containment answer (e.g. after symlinks were re-pointed)."""
-        self._cache.clear()
+        """Kept for compatibility: there is no cache any more (answers are never kept)."""
 
     # -- resolution ---------------------------------------------------------------------
 
@@ -151,23 +168,35 @@ class WorkspaceContext:
 
         False for paths with a NUL byte and whenever resolution fails.
         """
+        return self._is_inside(path, self._dirs)
+
+    def is_path_readable(self, path: str | os.PathLike[str]) -> bool:
+        """Like :meth:`is_path_within_workspace`, read-only directories included."""
+        return self._is_inside(path, self.roots(readable=True))
+
+    def _is_inside(self, path: str | os.PathLike[str], roots: Iterable[str]) -> bool:
         try:
-            absolute = self._absolute(path)
-        except (ValueError, TypeError):
+            resolved, _exists = self._resolve_str(self._absolute(path))
+        except (OSError, ValueError, TypeError):
             return False
-        cached = self._cache.get(absolute)
-        if cached is not None:
-            return cached
-        try:
-            resolved, exists = self._resolve_str(absolute)
-        except (OSError, ValueError):
-            return False
-        answer = any(_within(resolved, d) for d in self._dirs)
-        if exists:
-            if len(self._cache) >= _CACHE_MAX:
-                del self._cache[next(iter(self._cache))]
-            self._cache[absolute] = answer
-        return answer
+        return any(_within(resolved, d) for d in roots)
+
+    def open(
+        self, path: str | os.PathLike[str], flags: int = os.O_RDONLY, *, readable: bool = False
+    ) -> int:
+        """Open ``path`` (relative to the target directory) and check what was opened.
+
+        Returns a descriptor that lies inside the workspace (or a read-only directory with
+        ``readable=True``), checked on the descriptor itself, so a name swapped for an outside
+        symlink after any earlier check is caught here. Raises
+        :class:`~qwen_tools._fs.confined.OutsideRootsError` (a ``PermissionError``) when it is
+        outside, ``ValueError`` for a NUL byte and the open's ``OSError`` otherwise.
+        """
+        return open_confined(self._absolute(path), self.roots(readable=readable), flags)
+
+    def open_dir(self, path: str | os.PathLike[str], *, readable: bool = False) -> int:
+        """:meth:`open` for a directory (``O_DIRECTORY``), e.g. for ``os.scandir(fd)``."""
+        return open_confined(self._absolute(path), self.roots(readable=readable), directory=True)
 
     def get_directory_for(self, path: str | os.PathLike[str]) -> Path | None:
         """The workspace directory containing ``path`` (the deepest one), or ``None``."""
