@@ -212,7 +212,7 @@ async def test_through_the_pipeline(ws: Path) -> None:
 async def test_write_failure(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import qwen_tools.builtin.edit as edit_module
 
-    def refuse(path: str, *_args: Any) -> None:
+    def refuse(path: str, *_args: Any, **_kwargs: Any) -> None:
         raise PermissionError(13, "Permission denied", path)
 
     monkeypatch.setattr(edit_module, "write_text_atomic", refuse)
@@ -230,7 +230,7 @@ async def test_write_failure(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 async def test_preparation_failure(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import qwen_tools.builtin.edit as edit_module
 
-    def unreadable(path: str) -> None:
+    def unreadable(path: str, *_args: Any) -> None:
         raise PermissionError(13, "Permission denied", path)
 
     monkeypatch.setattr(edit_module, "read_current", unreadable)
@@ -257,8 +257,8 @@ async def test_file_disappearing_after_the_read_is_refused(
 
     real = edit_module.read_current
 
-    def read_then_delete(path: str) -> Any:
-        current = real(path)
+    def read_then_delete(path: str, *args: Any) -> Any:
+        current = real(path, *args)
         os.unlink(path)
         return current
 
@@ -280,7 +280,7 @@ async def test_parent_directory_failure(ws: Path, monkeypatch: pytest.MonkeyPatc
     def refuse(path: str, *_args: Any, **_kwargs: Any) -> None:
         raise PermissionError(13, "Permission denied", path)
 
-    monkeypatch.setattr(os, "makedirs", refuse)
+    monkeypatch.setattr(os, "mkdir", refuse)
     path = str(ws / "deep/new.txt")
     params = {"file_path": path, "old_string": "", "new_string": "x"}
     result = await EditTool(Config(ws)).validate_build_and_execute(params)

@@ -18,10 +18,21 @@ from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import TYPE_CHECKING
 
+from .write_target import realpath_retrying
+
 if TYPE_CHECKING:
     import asyncio
 
 __all__ = ["FileLocks"]
+
+
+def _key(path: str) -> str:
+    """The file's real path; under a racing swap that keeps ``realpath`` failing, the absolute
+    name (the lock only orders our own writers; what is written is checked on descriptors)."""
+    try:
+        return realpath_retrying(path)
+    except (OSError, ValueError):
+        return os.path.abspath(path)
 
 
 class FileLocks:
@@ -33,7 +44,7 @@ class FileLocks:
 
     def lock(self, path: str) -> AbstractAsyncContextManager[None]:
         """``async with locks.lock(path):`` — hold the file's lock for the block."""
-        return self._hold(os.path.realpath(path))
+        return self._hold(_key(path))
 
     def __len__(self) -> int:
         """How many files currently have a lock held or awaited."""

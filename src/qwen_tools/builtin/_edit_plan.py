@@ -3,7 +3,8 @@
 :func:`plan_edit` is pure (no file access, no prior-read checks): it applies Qwen Code 0.24.4's
 ``calculateEdit`` rules and error table in their order, plus our ``expected_replacements`` and
 the closest-lines hint for a string that is not found. :func:`read_current` reads the file the
-way the edit sees it: decoded, with CRLF turned into LF.
+way the edit sees it: decoded, with CRLF turned into LF, through a descriptor checked to lie
+inside the workspace (so a name swapped for an outside symlink is never read).
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from qwen_tools._contract.errors import ToolErrorType
-from qwen_tools._fs.text_file import DEFAULT_TEXT_INFO, TextEncodingInfo, read_text_file
+from qwen_tools._fs.confined import read_confined_bytes
+from qwen_tools._fs.text_file import DEFAULT_TEXT_INFO, TextEncodingInfo, decode_text_file
 
 from ._edit_matching import (
     apply_replacement,
@@ -69,13 +71,16 @@ def error_message(exc: BaseException, syscall: str, path: str) -> str:
     return str(exc) or type(exc).__name__
 
 
-def read_current(path: str) -> CurrentFile | None:
+def read_current(path: str, roots: tuple[str, ...]) -> CurrentFile | None:
     """The file's text (CRLF → LF) and format, or ``None`` when it does not exist.
 
-    Other ``OSError``\\ s propagate (the caller reports them as ``Error preparing edit``).
+    The file is opened and checked to lie inside ``roots`` (realpath-resolved directories):
+    :class:`~qwen_tools._fs.confined.OutsideRootsError` when it does not. A FIFO, socket or
+    device raises ``EINVAL`` instead of blocking. Other ``OSError``\\ s propagate (the caller
+    reports them as ``Error preparing edit``).
     """
     try:
-        decoded = read_text_file(path)
+        decoded = decode_text_file(read_confined_bytes(path, roots))
     except OSError as exc:
         if exc.errno in (errno.ENOENT,):
             return None

@@ -10,6 +10,12 @@ of the ``## Qwen Added Memories`` section (which ends at the next ``\\n## ``), n
 blank lines around the section and at the end of the file; a file without the heading gets
 it appended after a blank-line separator. The file is read and written as UTF-8 with
 ``surrogateescape``, so bytes that are not valid UTF-8 survive untouched.
+
+The project file lies in the workspace, so it is read and written only there
+(:func:`memory_file_roots`): a ``QWEN.md`` that is (or is swapped for) a symlink to a file
+outside is neither shown nor appended to, checked on the descriptors opened. A symlink to a file
+inside the workspace is followed and stays a link. The global file is the user's own and is
+not confined.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ __all__ = [
     "add_memory_entry",
     "context_file_name",
     "memory_file_path",
+    "memory_file_roots",
     "read_memory_file",
     "write_memory_file",
 ]
@@ -80,21 +87,36 @@ def memory_file_path(config: Config, scope: MemoryScope) -> str:
     return os.path.join(os.fspath(base), context_file_name(config))
 
 
-def read_memory_file(path: str) -> str:
-    """The file's text (``""`` when it does not exist); other ``OSError``\\ s propagate."""
+def memory_file_roots(config: Config, scope: MemoryScope) -> tuple[str, ...] | None:
+    """Where the memory file of ``scope`` may be read and written: the workspace for the
+    project file, anywhere (``None``) for the global one."""
+    return config.workspace.roots() if scope == "project" else None
+
+
+def read_memory_file(path: str, roots: tuple[str, ...] | None = None) -> str:
+    """The file's text (``""`` when it does not exist); other ``OSError``\\ s propagate.
+
+    With ``roots`` the file is opened and checked to lie inside them
+    (:class:`~qwen_tools._fs.confined.OutsideRootsError` otherwise).
+    """
+    from qwen_tools._fs.confined import read_confined_bytes
+
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        if roots is not None:
+            data = read_confined_bytes(path, roots)
+        else:
+            with open(path, "rb") as handle:
+                data = handle.read()
     except FileNotFoundError:
         return ""
     return data.decode("utf-8", "surrogateescape")
 
 
-def write_memory_file(path: str, text: str) -> None:
-    """Replace the file atomically (its directory must exist)."""
+def write_memory_file(path: str, text: str, roots: tuple[str, ...] | None = None) -> None:
+    """Replace the file atomically (its directory must exist), only inside ``roots`` if given."""
     from qwen_tools._fs.atomic import write_bytes_atomic
 
-    write_bytes_atomic(path, text.encode("utf-8", "surrogateescape"))
+    write_bytes_atomic(path, text.encode("utf-8", "surrogateescape"), roots=roots)
 
 
 def _separator(content: str) -> str:

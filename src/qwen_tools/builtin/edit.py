@@ -11,6 +11,11 @@ Encoding, BOM, line endings and file mode are kept; a new file's parent director
 Beyond 0.24.4: the optional ``expected_replacements`` (older Qwen Code's parameter) asserts the
 number of occurrences and replaces all of them; a failed match shows the closest lines of the
 file; a path outside the workspace is refused; concurrent edits of one file are serialised.
+The read-modify-write is checked on what is opened, not on the name: the old content is read
+through a descriptor checked inside the workspace, missing directories are made below checked
+directories, and the new content is written in the real parent opened as a checked descriptor
+(see :mod:`qwen_tools._fs.atomic`); a name swapped for an outside symlink at any point is
+refused with the outside-workspace message and nothing outside is read or written.
 """
 
 from __future__ import annotations
@@ -38,9 +43,11 @@ from qwen_tools._contract.kinds import Kind
 from qwen_tools._contract.modifiable import ModifyContext
 from qwen_tools._contract.results import ToolResult
 from qwen_tools._fs.atomic import write_text_atomic
+from qwen_tools._fs.confined import OutsideRootsError
 from qwen_tools._fs.diff import compute_diff_stat, create_patch_smart
 from qwen_tools._fs.read_cache import PriorReadProblem
 from qwen_tools._fs.text_file import DEFAULT_TEXT_INFO
+from qwen_tools._fs.write_target import make_parent_dirs
 from qwen_tools._jstext import js_trim
 
 from ._edit_matching import extract_edit_snippet
@@ -152,13 +159,21 @@ class EditInvocation(BaseToolInvocation[dict[str, Any]]):
         """The file being edited."""
         return [ToolLocation(self._path)]
 
+    def _outside(self) -> ToolResult:
+        return ToolResult.failure(
+            self.config.workspace_error(), ToolErrorType.PATH_NOT_IN_WORKSPACE
+        )
+
     def _calculate(self) -> EditPlan:
-        """Prior-read checks around reading the file, then the edit itself (worker thread)."""
+        """Prior-read checks around reading the file, then the edit itself (worker thread).
+
+        Raises :class:`~qwen_tools._fs.confined.OutsideRootsError` when what opens is outside.
+        """
         cache = self.config.session.read_cache
         problem = cache.check_prior_read(self._path, "edit")
         if problem is not None:
             return _refused(problem)
-        current = read_current(self._path)
+        current = read_current(self._path, self.config.workspace.roots())
         if current is not None:
             problem = cache.check_prior_read(self._path, "edit", expect_existing=True)
             if problem is not None:
@@ -171,6 +186,10 @@ class EditInvocation(BaseToolInvocation[dict[str, Any]]):
         """The diff to approve; a refused edit raises :class:`StructuredToolError` instead."""
         try:
             plan = await anyio.to_thread.run_sync(self._calculate)
+        except OutsideRootsError as exc:
+            raise StructuredToolError(
+                self.config.workspace_error(), ToolErrorType.PATH_NOT_IN_WORKSPACE
+            ) from exc
         except Exception as exc:
             if signal.aborted:
                 raise
@@ -200,12 +219,12 @@ class EditInvocation(BaseToolInvocation[dict[str, Any]]):
     ) -> ToolResult:
         """Recompute the edit and write it, holding the file's lock throughout."""
         if not self.config.workspace.is_path_within_workspace(self._path):
-            return ToolResult.failure(
-                self.config.workspace_error(), ToolErrorType.PATH_NOT_IN_WORKSPACE
-            )
+            return self._outside()
         async with self.config.session.file_locks.lock(self._path):
             try:
                 plan = await anyio.to_thread.run_sync(self._calculate)
+            except OutsideRootsError:
+                return self._outside()
             except Exception as exc:
                 if signal.aborted:
                     raise
@@ -223,17 +242,19 @@ class EditInvocation(BaseToolInvocation[dict[str, Any]]):
     def _write(self, plan: EditPlan) -> ToolResult:
         path = self._path
         cache = self.config.session.read_cache
+        roots = self.config.workspace.roots()
         syscall = "mkdir"
         try:
             problem = cache.check_prior_read(path, "edit", expect_existing=not plan.is_new_file)
             if problem is not None:
                 return _Failure(problem.message, _display(problem), problem.error_type).result()
-            parent = os.path.dirname(path)
-            if not os.path.exists(parent):
-                os.makedirs(parent, exist_ok=True)
+            if plan.is_new_file:
+                make_parent_dirs(path, roots)
             syscall = "open"
             info = DEFAULT_TEXT_INFO if plan.is_new_file else plan.info
-            write_text_atomic(path, plan.new_content, info)
+            written = write_text_atomic(path, plan.new_content, info, roots=roots)
+        except OutsideRootsError:
+            return self._outside()
         except Exception as exc:
             message = error_message(exc, syscall, path)
             return ToolResult(
@@ -241,7 +262,7 @@ class EditInvocation(BaseToolInvocation[dict[str, Any]]):
                 return_display=f"Error writing file: {message}",
                 error=ToolError(message, _write_error_type(exc)),
             )
-        cache.record_write(path)
+        cache.record_write(path, stat_result=written)
         return self._success(plan)
 
     def _success(self, plan: EditPlan) -> ToolResult:
@@ -276,7 +297,17 @@ class EditInvocation(BaseToolInvocation[dict[str, Any]]):
 
 
 class EditModifyContext:
-    """Modify-with-editor hooks for ``edit``: the user rewrites the proposed file content."""
+    """Modify-with-editor hooks for ``edit``: the user rewrites the proposed file content.
+
+    The file is read only inside the workspace of ``config`` (anywhere without one).
+    """
+
+    def __init__(self, config: Config | None = None) -> None:
+        self._config = config
+
+    @property
+    def _roots(self) -> tuple[str, ...]:
+        return self._config.workspace.roots() if self._config is not None else ("/",)
 
     def get_file_path(self, params: dict[str, Any]) -> str:
         """The file the call edits."""
@@ -284,14 +315,15 @@ class EditModifyContext:
 
     async def get_current_content(self, params: dict[str, Any]) -> str:
         """The file's content now, with LF line endings (``""`` when it does not exist)."""
-        current = await anyio.to_thread.run_sync(read_current, self.get_file_path(params))
+        path = self.get_file_path(params)
+        current = await anyio.to_thread.run_sync(read_current, path, self._roots)
         return "" if current is None else current.text
 
     async def get_proposed_content(self, params: dict[str, Any]) -> str:
         """What the edit would make of the file (its current content if the edit is refused)."""
 
         def propose() -> str:
-            current = read_current(self.get_file_path(params))
+            current = read_current(self.get_file_path(params), self._roots)
             plan = plan_edit(params, current, hint=False)
             if plan.error is None:
                 return plan.new_content
@@ -347,4 +379,4 @@ class EditTool(BaseDeclarativeTool[dict[str, Any]]):
 
     def get_modify_context(self) -> ModifyContext:
         """The hooks that let the user rewrite the proposed content before it is written."""
-        return EditModifyContext()
+        return EditModifyContext(self.config)

@@ -16,7 +16,9 @@ last version that had it:
 Deliberate differences from that version: without a scope nothing is asked of the user (the
 reference showed a location-choice dialog whose "Yes" saved nothing either); modify-with-editor
 and the undeclared ``modified_by_user``/``modified_content`` params are not supported; an
-unreadable memory file is reported instead of being overwritten as if empty.
+unreadable memory file is reported instead of being overwritten as if empty; the project file
+is read and written only inside the workspace, checked on what is opened (a ``QWEN.md``
+symlinked outside is refused with the outside-workspace message).
 """
 
 from __future__ import annotations
@@ -45,7 +47,9 @@ from qwen_tools._contract.invocation import (
 )
 from qwen_tools._contract.kinds import Kind
 from qwen_tools._contract.results import ToolResult
+from qwen_tools._fs.confined import OutsideRootsError
 from qwen_tools._fs.diff import format_patch, structured_patch
+from qwen_tools._fs.write_target import make_parent_dirs
 from qwen_tools._jstext import js_trim
 
 from ._memory_file import (
@@ -54,6 +58,7 @@ from ._memory_file import (
     add_memory_entry,
     context_file_name,
     memory_file_path,
+    memory_file_roots,
     read_memory_file,
     write_memory_file,
 )
@@ -142,8 +147,13 @@ class SaveMemoryInvocation(BaseToolInvocation[dict[str, Any]]):
         allowed = self.config.session.always_allowed_memory_files
         if key in allowed:
             return False
+        roots = memory_file_roots(self.config, scope)
         try:
-            current = await anyio.to_thread.run_sync(read_memory_file, path)
+            current = await anyio.to_thread.run_sync(read_memory_file, path, roots)
+        except OutsideRootsError as exc:
+            raise StructuredToolError(
+                self.config.workspace_error(), ToolErrorType.PATH_NOT_IN_WORKSPACE
+            ) from exc
         except OSError as exc:
             raise StructuredToolError(
                 node_error_message(exc, _read_syscall(exc), path),
@@ -185,9 +195,12 @@ class SaveMemoryInvocation(BaseToolInvocation[dict[str, Any]]):
             text = self._choice_text()
             return ToolResult(llm_content=text, return_display=text)
         path = self._path(scope)
+        roots = memory_file_roots(self.config, scope)
         async with self.config.session.file_locks.lock(path):
             try:
-                await anyio.to_thread.run_sync(_append, path, fact)
+                await anyio.to_thread.run_sync(_append, path, fact, roots)
+            except OutsideRootsError:
+                return _failure(_StepFailed.message(self.config.workspace_error()))
             except _StepFailed as exc:
                 return _failure(exc)
         message = f'Okay, I\'ve remembered that in {scope} memory: "{fact}"'
@@ -204,21 +217,35 @@ class _StepFailed(Exception):
     def __init__(self, exc: OSError, syscall: str, target: str) -> None:
         super().__init__(node_error_message(exc, syscall, target))
 
+    @classmethod
+    def message(cls, text: str) -> _StepFailed:
+        """A failure described by ``text`` itself."""
+        failed = cls.__new__(cls)
+        Exception.__init__(failed, text)
+        return failed
 
-def _append(path: str, fact: str) -> None:
+
+def _append(path: str, fact: str, roots: tuple[str, ...] | None) -> None:
+    """Add ``fact`` to the file; ``OutsideRootsError`` when it lies outside ``roots``."""
     try:
-        current = read_memory_file(path)
+        current = read_memory_file(path, roots)
+    except OutsideRootsError:
+        raise
     except OSError as exc:
         raise _StepFailed(exc, _read_syscall(exc), path) from exc
     updated = add_memory_entry(current, fact)
     parent = os.path.dirname(path)
     try:
-        os.makedirs(parent, exist_ok=True)
+        make_parent_dirs(path, roots)
+    except OutsideRootsError:
+        raise
     except OSError as exc:
         target = os.fsdecode(exc.filename) if exc.filename is not None else parent
         raise _StepFailed(exc, "mkdir", target) from exc
     try:
-        write_memory_file(path, updated)
+        write_memory_file(path, updated, roots)
+    except OutsideRootsError:
+        raise
     except OSError as exc:
         raise _StepFailed(exc, "open", path) from exc
 

@@ -27,6 +27,14 @@ Deliberate differences from 0.24.4:
 
 * a path outside the workspace directories (symlinks resolved) is refused at validation time
   with ``config.workspace_error()`` (``path_not_in_workspace`` if it only shows at execution);
+* what is read and written is checked on the descriptors actually opened, not on the name: the
+  old content is read through a checked descriptor, missing directories are made below checked
+  directories, and the file is written in its real parent opened as a checked descriptor
+  (:mod:`qwen_tools._fs.write_target`), so a name swapped for an outside symlink at any moment
+  is refused with the same message, and nothing outside is read, created or written. A
+  symlink inside the workspace stays a symlink and its final target (inside) is written. The
+  path in replies is the one given (``W/lnk/../f`` stays so), while the I/O happens where the
+  kernel resolves it;
 * ``record_as_artifact`` is accepted and ignored: no workspace artifacts are recorded, so the
   reply never carries the artifact sentence;
 * a failure to create the parent directories is reported like a write failure (e.g.
@@ -60,9 +68,16 @@ from qwen_tools._contract.invocation import (
 from qwen_tools._contract.kinds import Kind
 from qwen_tools._contract.results import ToolResult
 from qwen_tools._fs.atomic import write_text_atomic
+from qwen_tools._fs.confined import OutsideRootsError, read_confined_bytes
 from qwen_tools._fs.diff import compute_diff_stat, create_patch_smart
 from qwen_tools._fs.read_cache import PriorReadProblem
-from qwen_tools._fs.text_file import DEFAULT_TEXT_INFO, TextEncodingInfo, read_text_file
+from qwen_tools._fs.text_file import (
+    DEFAULT_TEXT_INFO,
+    DecodedText,
+    TextEncodingInfo,
+    decode_text_file,
+)
+from qwen_tools._fs.write_target import make_parent_dirs
 from qwen_tools._jstext import js_trim
 
 from ._paths import make_relative, node_error_message, shorten_path, unescape_path
@@ -144,10 +159,19 @@ def _problem_result(problem: PriorReadProblem) -> ToolResult:
     )
 
 
-def _read_current(path: str) -> str:
+def read_existing(path: str, roots: tuple[str, ...]) -> DecodedText:
+    """The file's text and format, read through a descriptor checked inside ``roots``.
+
+    Raises :class:`~qwen_tools._fs.confined.OutsideRootsError` when what opens is outside,
+    ``EINVAL`` for a FIFO, socket or device, and any other ``OSError`` of the open or read.
+    """
+    return decode_text_file(read_confined_bytes(path, roots))
+
+
+def _read_current(path: str, roots: tuple[str, ...]) -> str:
     """The file's text, ``""`` when it does not exist (any other ``OSError`` propagates)."""
     try:
-        return read_text_file(path).text
+        return read_existing(path, roots).text
     except FileNotFoundError:
         return ""
 
@@ -155,13 +179,18 @@ def _read_current(path: str) -> str:
 class WriteFileModifyContext:
     """Modify-with-editor hooks of ``write_file``: the user rewrites ``content``."""
 
+    def __init__(self, config: Config | None = None) -> None:
+        self.config = config
+
     def get_file_path(self, params: dict[str, Any]) -> str:
         """The file the call writes."""
         return str(params["file_path"])
 
     async def get_current_content(self, params: dict[str, Any]) -> str:
-        """The file's text now (``""`` for a new file)."""
-        return await anyio.to_thread.run_sync(_read_current, str(params["file_path"]))
+        """The file's text now (``""`` for a new file), read only inside the workspace."""
+        path = str(params["file_path"])
+        roots = self.config.workspace.roots() if self.config is not None else ("/",)
+        return await anyio.to_thread.run_sync(_read_current, path, roots)
 
     async def get_proposed_content(self, params: dict[str, Any]) -> str:
         """The content the model asked to write."""
@@ -207,6 +236,11 @@ class WriteFileInvocation(BaseToolInvocation[dict[str, Any]]):
         """The diff of the write; raises ``StructuredToolError`` when the prior-read check fails."""
         return await anyio.to_thread.run_sync(self._confirmation_details)
 
+    def _outside(self) -> ToolResult:
+        return ToolResult.failure(
+            self.config.workspace_error(), ToolErrorType.PATH_NOT_IN_WORKSPACE
+        )
+
     def _confirmation_details(self) -> EditConfirmationDetails:
         path = self._path
         cache = self.config.session.read_cache
@@ -217,9 +251,13 @@ class WriteFileInvocation(BaseToolInvocation[dict[str, Any]]):
         original = ""
         if exists:
             try:
-                original = read_text_file(path).text
+                original = read_existing(path, self.config.workspace.roots()).text
             except FileNotFoundError:
                 exists = False
+            except OutsideRootsError as exc:
+                raise StructuredToolError(
+                    self.config.workspace_error(), ToolErrorType.PATH_NOT_IN_WORKSPACE
+                ) from exc
             except OSError as exc:
                 message = node_error_message(exc, "open", path)
                 raise StructuredToolError(
@@ -252,9 +290,8 @@ class WriteFileInvocation(BaseToolInvocation[dict[str, Any]]):
         path = self._path
         content: str = self.params["content"]
         if not self.config.workspace.is_path_within_workspace(path):
-            return ToolResult.failure(
-                self.config.workspace_error(), ToolErrorType.PATH_NOT_IN_WORKSPACE
-            )
+            return self._outside()
+        roots = self.config.workspace.roots()
         cache = self.config.session.read_cache
         exists = os.path.exists(path)
         problem = cache.check_prior_read(path, "overwrite")
@@ -264,10 +301,12 @@ class WriteFileInvocation(BaseToolInvocation[dict[str, Any]]):
         info: TextEncodingInfo = DEFAULT_TEXT_INFO
         if exists:
             try:
-                decoded = read_text_file(path)
+                decoded = read_existing(path, roots)
                 original, info = decoded.text, decoded.info
             except FileNotFoundError:
                 exists = False
+            except OutsideRootsError:
+                return self._outside()
             except OSError as exc:
                 return self._check_failed(exc, path)
         if exists:
@@ -279,14 +318,18 @@ class WriteFileInvocation(BaseToolInvocation[dict[str, Any]]):
             return _problem_result(problem)
         if not exists:
             try:
-                os.makedirs(os.path.dirname(path), exist_ok=True)
+                make_parent_dirs(path, roots)
+            except OutsideRootsError:
+                return self._outside()
             except (OSError, ValueError) as exc:
                 return _write_error(exc, path, mkdir=True)
         try:
-            write_text_atomic(path, content, info)
+            written = write_text_atomic(path, content, info, roots=roots)
+        except OutsideRootsError:
+            return self._outside()
         except (OSError, ValueError) as exc:
             return _write_error(exc, path)
-        cache.record_write(path)
+        cache.record_write(path, stat_result=written)
         return self._success(path, content, original, exists)
 
     @staticmethod
@@ -354,4 +397,4 @@ class WriteFileTool(BaseDeclarativeTool[dict[str, Any]]):
 
     def get_modify_context(self) -> WriteFileModifyContext:
         """Hooks that let the user rewrite ``content`` in an editor before the write."""
-        return WriteFileModifyContext()
+        return WriteFileModifyContext(self.config)
