@@ -30,7 +30,7 @@ from qwen_tools.builtin.save_memory import SaveMemoryTool
 from support.file_tools import call, read_first, yolo
 from support.write_race import snapshot, swapper
 
-RACE_TRIES = 300
+RACE_TRIES = 1000
 MARKER = "SECRET-CONTENT"
 
 

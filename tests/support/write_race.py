@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import ctypes
 import os
-import shutil
 import stat
 import subprocess
 import sys
@@ -45,23 +44,23 @@ def _exchange(a: Path, b: Path) -> None:
 class DirSwapper(Swapper):
     """Swap a directory name between a real inside directory and a symlink to an outside one.
 
-    The swap is one ``renameat2(RENAME_EXCHANGE)``, so the name is never missing (a racing
-    ``mkdir -p`` cannot recreate it in between), and the copy swapped out is removed whole,
-    whatever the writer left in it.
+    Both objects are made once; each swap is one ``renameat2(RENAME_EXCHANGE)`` of the two
+    names, so the name is never missing (a racing ``mkdir -p`` cannot recreate it in between),
+    whatever the writer adds to the inside directory, and the name spends as long as one as
+    the other.
     """
 
     def __init__(self, name: Path, outside_target: Path) -> None:
         super().__init__(name, outside_target, directory=True)
 
-    def _swap_dir(self, spare: Path) -> None:
-        _exchange(spare, self.name)
-        if os.path.islink(spare):
-            spare.unlink()
-            return
-        # a writer may still be adding to it: move it out of the way, then remove what we can
-        gone = self.name.parent / f".{self.name.name}.gone.{self.swaps}"
-        os.rename(spare, gone)
-        shutil.rmtree(gone, ignore_errors=True)
+    def _run(self) -> None:
+        spare = self.name.parent / f".{self.name.name}.flip"
+        spare.symlink_to(self.outside_target)
+        while not self._stop.is_set():
+            _exchange(spare, self.name)
+            self.swaps += 1
+        if os.path.islink(self.name):  # leave the inside directory under the name
+            _exchange(spare, self.name)
 
 
 _FLIPPER = """
