@@ -66,6 +66,9 @@ class DirSwapper(Swapper):
 _FLIPPER = """
 import ctypes, os, signal, sys
 libc = ctypes.CDLL(None, use_errno=True)
+libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: never outlive the test process
+if os.getppid() != int(sys.argv[5]):
+    os._exit(1)
 name, spare, target, kind = sys.argv[1:5]
 flips = 0
 def stop(*_):
@@ -110,7 +113,7 @@ class ProcessSwapper:
             self.name.write_text("inside needle\n")
         self._spare.symlink_to(self.outside_target)
         kind = "dir" if self.directory else "file"
-        args = [str(self.name), str(self._spare), str(self.outside_target), kind]
+        args = [str(self.name), str(self._spare), str(self.outside_target), kind, str(os.getpid())]
         self._child = subprocess.Popen(
             [sys.executable, "-c", _FLIPPER, *args], stdout=subprocess.PIPE
         )
@@ -174,10 +177,13 @@ def snapshot(root: Path) -> dict[str, Entry]:
 
 
 _WRITER = """
-import sys
+import ctypes, os, signal, sys
+ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: never outlive the test process
+if os.getppid() != int(sys.argv[1]):
+    os._exit(1)
 from qwen_tools._fs.atomic import write_bytes_atomic
-path, size = sys.argv[1], int(sys.argv[2])
-roots = sys.argv[3:] or None
+path, size = sys.argv[2], int(sys.argv[3])
+roots = sys.argv[4:] or None
 contents = [b"A" * size, b"B" * (size - 4) + b"tail"]
 sys.stdout.write("ready\\n")
 sys.stdout.flush()
@@ -196,7 +202,7 @@ def writer_contents(size: int) -> tuple[bytes, bytes]:
 def start_writer(path: str, size: int, roots: list[str] | None = None) -> subprocess.Popen[bytes]:
     """A process replacing ``path`` again and again; it has printed ``ready`` when this returns."""
     child = subprocess.Popen(
-        [sys.executable, "-c", _WRITER, path, str(size), *(roots or [])],
+        [sys.executable, "-c", _WRITER, str(os.getpid()), path, str(size), *(roots or [])],
         env={**os.environ, "PYTHONPATH": SRC},
         stdout=subprocess.PIPE,
     )
