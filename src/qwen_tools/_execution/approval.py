@@ -1,9 +1,12 @@
 """Approval of one call: its confirmation details, the approval mode, asking the user, modify.
 
+``rule_refusal`` applies deny rules (every mode, yolo included; see :mod:`.permission_rules`)
+and ``forced_confirmation`` gives the prompt an ask rule needs for a tool that would not ask.
 ``decide`` applies the approval mode (plan blocks everything but info and plan confirmations,
-auto-edit approves edit and info confirmations), refuses when nobody can be asked, otherwise
-asks through the :data:`ConfirmationHandler` — looping through modify-with-editor rounds — and
-records "always allow" answers for the session.
+auto-edit approves edit and info confirmations — except edits of the sensitive files of
+:mod:`.sensitive_paths`, which ask in every mode but yolo), refuses when nobody can be asked,
+otherwise asks through the :data:`ConfirmationHandler` — looping through modify-with-editor
+rounds — and records "always allow" answers for the session.
 """
 
 from __future__ import annotations
@@ -20,7 +23,9 @@ from .._contract.invocation import ToolInvocation
 from .._contract.modifiable import ModifiableTool, is_modifiable
 from . import messages
 from .call_types import CompletedToolCall, ConfirmationHandler, ToolCallRequest, cancelled, failed
-from .permissions import remember_always_allow
+from .permission_rules import RuleVerdict, denied_call_message, evaluate_rules
+from .permissions import SHELL, remember_always_allow
+from .sensitive_paths import is_sensitive_edit
 
 if TYPE_CHECKING:
     from .._config.config import Config
@@ -42,6 +47,48 @@ async def confirmation_details(
     except Exception as exc:
         message = str(exc) or type(exc).__name__
         return failed(request, message, ToolErrorType.UNHANDLED_EXCEPTION, tool=tool)
+
+
+def rule_refusal(
+    config: Config, tool: BaseDeclarativeTool[Any], request: ToolCallRequest, params: Any
+) -> RuleVerdict | CompletedToolCall:
+    """The refusal a deny rule gives this call, else the rules' verdict (``ask`` or not).
+
+    In yolo a call that asks only because a shell command cannot be checked against a rule is
+    refused: nobody would be asked.
+    """
+    verdict = evaluate_rules(config, tool, params)
+    yolo = config.approval_mode is ApprovalMode.YOLO
+    if verdict.decision == "deny" or (verdict.opaque and yolo):
+        message = denied_call_message(request.name, verdict)
+        return failed(request, message, ToolErrorType.EXECUTION_DENIED, tool=tool)
+    return verdict
+
+
+def forced_confirmation(
+    tool: BaseDeclarativeTool[Any], invocation: ToolInvocation[Any]
+) -> ToolCallConfirmationDetails:
+    """The prompt for a call that asks only because an ask rule says so.
+
+    The shell gets its usual exec prompt; any other tool a generic info prompt (title
+    ``Confirm <display name>``, the call's description), as Qwen Code's default
+    ``getConfirmationDetails`` gives.
+    """
+    from .._contract.confirmation import ExecConfirmationDetails, InfoConfirmationDetails
+
+    params = invocation.params if isinstance(invocation.params, dict) else {}
+    if tool.name == SHELL:
+        from .._shell.command_analysis import analyze_command
+
+        command = str(params.get("command", ""))
+        return ExecConfirmationDetails(
+            title="Confirm Shell Command",
+            command=command,
+            root_commands=analyze_command(command).roots,
+        )
+    return InfoConfirmationDetails(
+        title=f"Confirm {tool.display_name}", prompt=invocation.get_description()
+    )
 
 
 async def decide(
@@ -68,7 +115,11 @@ async def decide(
             tool=tool,
             display=messages.PLAN_MODE_BLOCKED_DISPLAY,
         )
-    if mode is ApprovalMode.AUTO_EDIT and details.type in ("edit", "info"):
+    if (
+        mode is ApprovalMode.AUTO_EDIT
+        and details.type in ("edit", "info")
+        and not (details.type == "edit" and await is_sensitive_edit(config, details.file_path))
+    ):
         return ToolConfirmationOutcome.PROCEED_ONCE, invocation
     if confirm is None:
         return failed(

@@ -12,7 +12,9 @@ editing tools, ``WebFetch``…). Specifiers:
 * ``web_fetch``: a domain (``example.com`` also covers its subdomains; ``domain:`` prefix ok);
 * anything else: the exact value of the call's ``server_name``/``subagent_type`` parameter.
 
-A command containing command substitution is never pre-approved: it always asks.
+A command containing command substitution is never pre-approved: it always asks, and neither
+is an edit of a file that makes later commands run code (:mod:`.sensitive_paths`). Deny and ask
+rules, which come first, live in :mod:`.permission_rules`.
 """
 
 from __future__ import annotations
@@ -94,7 +96,8 @@ def split_shell_command(command: str) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
-def _command_matches(command: str, specifier: str) -> bool:
+def command_matches(command: str, specifier: str) -> bool:
+    """Whether one simple command matches a shell rule's specifier (see the module docstring)."""
     command = command.strip()
     while _ASSIGNMENT.match(command):
         command = _ASSIGNMENT.sub("", command, count=1)
@@ -111,7 +114,9 @@ def _command_matches(command: str, specifier: str) -> bool:
     return command == spec or command.startswith(spec + " ")
 
 
-def _path_matches(config: Config, path: str, specifier: str) -> bool:
+def path_matches(config: Config, path: str, specifier: str, *, follow: bool = True) -> bool:
+    """Whether a file path matches a path specifier: its real path, or (``follow=False``) the
+    absolute path as given, normalised without resolving links."""
     if specifier.startswith("//"):
         pattern = specifier[1:]
     elif specifier.startswith("~/"):
@@ -126,10 +131,12 @@ def _path_matches(config: Config, path: str, specifier: str) -> bool:
         .replace(r"\*\*", ".*")
         .replace(r"\*", "[^/]*")
     )
-    return re.fullmatch(regex, os.path.realpath(path)) is not None
+    target = os.path.realpath(path) if follow else os.path.normpath(os.path.abspath(path))
+    return re.fullmatch(regex, target) is not None
 
 
-def _domain_matches(url: str, specifier: str) -> bool:
+def domain_matches(url: str, specifier: str) -> bool:
+    """Whether the URL's host is the specifier's domain or one of its subdomains."""
     host = (urlsplit(url).hostname or "").lower()
     domain = specifier.removeprefix("domain:").strip().lower()
     return host == domain or host.endswith("." + domain)
@@ -148,12 +155,12 @@ def rule_allows(config: Config, rule: str, tool_name: str, params: Any) -> bool:
         command = str(args.get("command", ""))
         if _SUBSTITUTION.search(command):
             return False
-        return all(_command_matches(part, specifier) for part in split_shell_command(command))
+        return all(command_matches(part, specifier) for part in split_shell_command(command))
     path = args.get("file_path") or args.get("absolute_path") or args.get("path")
     if tool_name in READ_TOOLS | EDIT_TOOLS and isinstance(path, str):
-        return _path_matches(config, path, specifier)
+        return path_matches(config, path, specifier)
     if tool_name == "web_fetch" and isinstance(args.get("url"), str):
-        return _domain_matches(args["url"], specifier)
+        return domain_matches(args["url"], specifier)
     values = (args.get(key) for key in ("server_name", "subagent_type", "skill"))
     return any(isinstance(v, str) and v == specifier for v in values)
 
@@ -174,6 +181,11 @@ def is_preapproved(
         return False  # command substitution always asks
     if details.type == "plan":
         return False  # a plan always needs the user's answer (the reference forces the prompt)
+    if details.type == "edit":
+        from .sensitive_paths import sensitive_path_reason
+
+        if sensitive_path_reason(config, details.file_path) is not None:
+            return False  # edits that make later commands run code always ask (but in yolo)
     session = config.session
     if tool.name in session.always_allowed_tools:
         return True

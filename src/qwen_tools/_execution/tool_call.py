@@ -21,7 +21,7 @@ from .._contract.function_response import function_response_for_result
 from .._contract.invocation import ToolInvocation, UpdateOutput
 from .._contract.results import ToolResult
 from . import messages
-from .approval import confirmation_details, decide
+from .approval import confirmation_details, decide, forced_confirmation, rule_refusal
 from .call_types import (
     CallStatus,
     CompletedToolCall,
@@ -30,6 +30,7 @@ from .call_types import (
     cancelled,
     failed,
 )
+from .permission_rules import denied_tool_message
 from .permissions import is_preapproved, remember_always_allow
 
 if TYPE_CHECKING:
@@ -73,6 +74,9 @@ def prepare_call(
     if signal.aborted:
         return cancelled(request, messages.CANCELLED_BEFORE_EXECUTION)
     tool = registry.get_tool(request.name)
+    if tool is None and (rule := registry.denied_rule(request.name)) is not None:
+        message = denied_tool_message(request.name, rule)
+        return failed(request, message, ToolErrorType.EXECUTION_DENIED)
     if tool is None:
         return failed(
             request, registry.unknown_tool_message(request.name), ToolErrorType.TOOL_NOT_REGISTERED
@@ -90,13 +94,22 @@ async def approve_call(
     signal: AbortSignal,
     confirm: ConfirmationHandler | None,
 ) -> CompletedToolCall | None:
-    """Decide whether the call may run; ``None`` means it may (``call`` may be rebuilt)."""
+    """Decide whether the call may run; ``None`` means it may (``call`` may be rebuilt).
+
+    Deny rules come first (every mode); then yolo runs everything; an ask rule makes the call
+    ask even when the tool would not, and allow rules cannot pre-approve it.
+    """
+    verdict = rule_refusal(config, call.tool, call.request, call.invocation.params)
+    if isinstance(verdict, CompletedToolCall):
+        return verdict
     if config.approval_mode is ApprovalMode.YOLO:
         return None
     details = await confirmation_details(call.tool, call.invocation, call.request, signal)
     if isinstance(details, CompletedToolCall):
         return details
-    if details is False or is_preapproved(config, call.tool, call.invocation.params, details):
+    if verdict.decision == "ask":
+        details = details or forced_confirmation(call.tool, call.invocation)
+    elif details is False or is_preapproved(config, call.tool, call.invocation.params, details):
         return None
     decided = await decide(
         config, call.tool, call.request, call.invocation, details, signal, confirm

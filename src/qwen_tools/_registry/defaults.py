@@ -1,6 +1,9 @@
 """The default registry: built-in tools, then the project's discovered tools.
 
-Both are filtered by ``tools.core`` and ``tools.exclude``. Discovered tools
+Both are filtered by ``tools.core`` and by whole-tool deny rules (``permissions.deny`` and
+``tools.exclude`` entries without a specifier, aliases such as ``Bash``/``Read``/``WebFetch``
+included); the registry keeps that filter, so MCP tools a deny rule names (``mcp__server``,
+``mcp__server__tool``) are refused when they register. Discovered tools
 (``tools.discoveryCommand``, see :mod:`qwen_tools._discovery`) come after the built-ins; one
 whose name is already taken is skipped with a logged warning and never replaces the tool that
 holds the name.
@@ -13,6 +16,7 @@ import logging
 import re
 
 from .._config.config import Config
+from .._execution.permission_rules import whole_tool_deny
 from .registry import ToolRegistry
 
 _SPECIFIER = re.compile(r"\(.*\)\s*$")
@@ -30,13 +34,17 @@ def is_tool_enabled(config: Config, name: str) -> bool:
     core = config.settings.core
     if core and name not in {_tool_part(e) for e in core}:
         return False
-    return name not in {_tool_part(e) for e in config.settings.exclude if "(" not in e}
+    return whole_tool_deny(config.settings, name) is None
 
 
 def _builtin_registry(config: Config) -> ToolRegistry:
     from ..builtin import create_builtin_tools
 
     registry = ToolRegistry()
+    settings = config.settings
+    registry.deny_rule = lambda name, aliases, server: whole_tool_deny(
+        settings, name, aliases, server
+    )
     for tool in create_builtin_tools(config):
         if is_tool_enabled(config, tool.name):
             registry.register_tool(tool)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Literal
 
 from .._contract.declarative import BaseDeclarativeTool, FunctionDeclaration
@@ -15,6 +15,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger("qwen_tools.registry")
 
 AnyTool = BaseDeclarativeTool[Any]
+DenyRule = Callable[[str, tuple[str, ...], str | None], str | None]
+"""(tool name, aliases, MCP server name) → the deny rule that disables the tool, or ``None``."""
 ExportFormat = Literal["openai", "openai-strict", "anthropic", "gemini", "mcp"]
 
 
@@ -33,6 +35,8 @@ class ToolRegistry:
 
     def __init__(self, tools: Iterable[AnyTool] = ()) -> None:
         self._tools: dict[str, AnyTool] = {}
+        self.deny_rule: DenyRule | None = None
+        """Names the whole-tool deny rule that keeps a tool out (set from the settings)."""
         for tool in tools:
             self.register_tool(tool)
 
@@ -48,7 +52,12 @@ class ToolRegistry:
     # -- registration -------------------------------------------------------------------
 
     def register_tool(self, tool: AnyTool) -> None:
-        """Add ``tool``; raises :class:`ToolRegistrationError` on a name clash."""
+        """Add ``tool``; raises :class:`ToolRegistrationError` on a name clash or a deny rule."""
+        rule = self.denied_rule(tool.name, getattr(tool, "aliases", ()), tool.server_name)
+        if rule is not None:
+            raise ToolRegistrationError(
+                f'Tool "{tool.name}" is not registered: denied by the rule "{rule}".'
+            )
         existing = self._tools.get(tool.name)
         if existing is not None and existing is not tool:
             same_server = tool.server_name is not None and existing.server_name == tool.server_name
@@ -59,6 +68,12 @@ class ToolRegistry:
                 )
             logger.debug("Re-registering MCP tool %s", tool.name)
         self._tools[tool.name] = tool
+
+    def denied_rule(
+        self, name: str, aliases: Iterable[str] = (), server_name: str | None = None
+    ) -> str | None:
+        """The whole-tool deny rule that keeps ``name`` out of this registry, if one does."""
+        return self.deny_rule(name, tuple(aliases), server_name) if self.deny_rule else None
 
     def unregister_tool(self, name: str) -> AnyTool | None:
         """Remove and return the tool called ``name`` (``None`` if absent)."""

@@ -12,19 +12,26 @@ roots and rules per segment, ``parse_ok=False``.
 A ``bash -c 'SCRIPT'`` (also ``sh``/``zsh``, ``-lc`` …) that is the whole command is judged by
 its script, as Qwen Code does; unlike 0.24.4, anything after the wrapper (``&& rm …``) keeps the
 wrapper from being stripped, so it can't hide a second command.
+
+:func:`read_only_refusal` is what a read-only command must also pass, where it runs, to run
+without approval: it names no path outside the workspace (:mod:`.readonly_paths`) and runs no git
+whose configuration names a program (:mod:`.git_config_risk`).
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from .git_config_risk import script_config_risk
 from .guards import (
     SELF_KILL_REJECTION,
     blocked_sleep_message,
     detect_self_kill,
     shell_wrapper_script,
 )
+from .readonly_paths import outside_paths
 from .rules import command_rule
 from .safety import Safety, command_safety, git_config_makes_unsafe, redirect_safety, script_safety
 from .safety_rules import READ_ONLY_ROOTS
@@ -57,6 +64,7 @@ __all__ = [
     "get_command_roots",
     "is_read_only_command",
     "is_read_only_in_directory",
+    "read_only_refusal",
     "split_commands",
     "strip_shell_wrapper",
     "strip_trailing_ampersand",
@@ -306,6 +314,26 @@ def is_read_only_in_directory(command: str, cwd: str) -> bool:
         return False
     script = parse_script(analysis.stripped_command)
     return script is not None and not git_config_makes_unsafe(script, cwd)
+
+
+def read_only_refusal(command: str, cwd: str, inside: Callable[[str], bool]) -> str | None:
+    """Why a read-only ``command`` run in ``cwd`` still needs approval, or ``None`` if it doesn't.
+
+    It names a path ``inside`` rejects (outside the workspace), or it runs git whose repository
+    configuration names a program. Looks at the file system and may run ``git config``: call it
+    off the event loop, when approving and again right before running.
+    """
+    analysis = analyze_command(command)
+    script = parse_script(analysis.stripped_command)
+    if script is None:
+        return "the command could not be parsed"
+    outside = outside_paths(script, cwd, inside)
+    if outside:
+        return f"it names {outside[0]}, outside the workspace"
+    risk = script_config_risk(script, cwd, inside)
+    if risk is not None:
+        return f"git would read the repository setting {risk}, which can run a program"
+    return None
 
 
 def classify_in_directory(command: str, cwd: str) -> Safety:

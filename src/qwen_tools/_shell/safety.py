@@ -5,19 +5,18 @@ from :mod:`.safety_rules`), their redirections (``>``, ``>>``, ``&>``, ``&>>``, 
 ``>&FILE`` write; ``>&2`` and ``2>&1`` don't), substitutions (at least ``unknown``, and the
 verdict of what they run), environment prefixes (``unknown``), loops/conditionals (at least
 ``unknown``) and function definitions (``unknown``). A separate check, which needs the working
-directory, makes ``git diff``/``git status`` unsafe when the repository's local config names an
-external diff tool or an fsmonitor hook.
+directory, makes a git command unsafe when the repository's configuration names a program git
+would run (:mod:`.git_config_risk`).
 """
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
 
+from .git_config_risk import script_config_risk
 from .safety_rules import classify_invocation, has_help
 from .sed_awk import Safety, has_pattern_expansion, merge_safety
-from .syntax import Node, Redirect, Script, SimpleCommand, Word, iter_commands
+from .syntax import Node, Redirect, Script, SimpleCommand, Word
 from .text_scan import word_set
 
 __all__ = [
@@ -132,67 +131,10 @@ def script_safety(script: Script) -> Safety:
     return merge_safety(*(node_safety(node, len(script)) for node in script))
 
 
-def _local_git_config_risk(cwd: str) -> tuple[bool, bool]:
-    """(diff.external set locally, core.fsmonitor hook set locally); (True, True) if unsure."""
-    if not os.path.isdir(cwd):
-        return False, False
-    try:
-        done = subprocess.run(
-            [
-                "git", "-C", cwd, "config", "--includes", "--show-scope", "--null",
-                "--get-regexp", r"^diff\.external$|^core\.fsmonitor$",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=1,
-            check=False,
-        )  # fmt: skip
-    except (OSError, subprocess.SubprocessError):
-        return True, True
-    if done.returncode == 1:
-        return False, False
-    if done.returncode != 0:
-        return True, True
-    fields = done.stdout.split("\0")
-    effective: dict[str, tuple[str, str]] = {}
-    for i in range(0, len(fields) - 1, 2):
-        key, sep, value = fields[i + 1].partition("\n")
-        if not sep:
-            return True, True
-        effective[key] = (fields[i], value)
-
-    def local(key: str) -> str | None:
-        scope, value = effective.get(key, ("", ""))
-        return value.strip() if scope in ("local", "worktree") else None
-
-    diff_external = local("diff.external")
-    fsmonitor = local("core.fsmonitor")
-    boolean = re.compile(r"true|false|yes|no|on|off|0|1", re.IGNORECASE)
-    return bool(diff_external), bool(fsmonitor) and not boolean.fullmatch(fsmonitor or "")
-
-
 def git_config_makes_unsafe(script: Script, cwd: str) -> bool:
-    """True when a ``git diff``/``git status`` here could run a repository-configured program.
+    """True when a git command here could run a program its repository's configuration names.
 
-    A ``cd``/``pushd`` before such a git command makes it unsafe outright (the repository is
-    unknown); otherwise the local config of ``cwd`` is probed (``git config``, 1 s timeout).
+    See :mod:`.git_config_risk` (risky keys, submodules, includes); a ``cd``/``pushd`` before a
+    git command makes it unsafe outright (the repository is unknown).
     """
-    changed_directory = uses_diff = uses_status = False
-    for command in iter_commands(script, into_substitutions=True):
-        name = command.words[0].raw.lower() if command.words else ""
-        if name in ("cd", "pushd"):
-            changed_directory = True
-            continue
-        if name != "git" or len(command.words) < 2:
-            continue
-        sub = command.words[1].text.lower()
-        if sub not in ("diff", "status"):
-            continue
-        if changed_directory:
-            return True
-        uses_diff = uses_diff or sub == "diff"
-        uses_status = uses_status or sub == "status"
-    if not uses_diff and not uses_status:
-        return False
-    diff_external, fsmonitor = _local_git_config_risk(cwd)
-    return (uses_diff and diff_external) or (uses_status and fsmonitor)
+    return script_config_risk(script, cwd, lambda _path: False) is not None

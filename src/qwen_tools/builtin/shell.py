@@ -9,10 +9,14 @@ the background shells in :mod:`qwen_tools._shell.background`.
   node process, a bare trailing ``&`` in background mode, no command root), the timeout, the
   directory (absolute, not in the user skills directories, inside the workspace), and last the
   foreground ``sleep`` block.
-* **Confirmation**: none for read-only commands without command substitution; otherwise an exec
+* **Confirmation**: none for read-only commands without command substitution that name no path
+  outside the workspace and run no git whose repository configuration names a program
+  (:func:`~qwen_tools._shell.command_analysis.read_only_refusal`); otherwise an exec
   confirmation naming the roots of the commands that are not read-only (all roots when every one
   is), with the substitution warning when there is substitution (the pipeline never pre-approves
-  those).
+  those). A command that ran as read-only is checked again right before it starts (a verdict
+  never outlives the moment of use), and its git runs with ``core.fsmonitor``/``core.hooksPath``
+  switched off.
 * **Foreground**: the 7-line ``Command/Directory/Output/Error/Exit Code/Signal/Process Group PGID``
   block (PGID is always ``(none)`` without a PTY), or the timeout and cancellation texts; an
   over-budget block (30,000 chars, or ``tools.truncateToolOutputThreshold`` when set) is saved to
@@ -38,6 +42,8 @@ import os
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
+import anyio
+
 from qwen_tools._config.config import Config
 from qwen_tools._contract.abort import AbortSignal
 from qwen_tools._contract.confirmation import ExecConfirmationDetails
@@ -51,10 +57,12 @@ from qwen_tools._shell.command_analysis import (
     SUBSTITUTION_WARNING,
     analyze_command,
     foreground_sleep_rejection,
+    read_only_refusal,
     strip_trailing_ampersand,
     validate_command_text,
 )
 from qwen_tools._shell.execution import run_foreground, shell_argv, shell_env
+from qwen_tools._shell.git_config_risk import with_neutral_git_config
 from qwen_tools._shell.sandbox import SandboxPolicy, SandboxUnavailable, wrap_command
 
 from ._shell_result import background_started, build_result, git_commit_refused, runs_git_commit
@@ -145,6 +153,8 @@ class ShellInvocation(BaseToolInvocation[dict[str, Any]]):
         super().__init__(params)
         self.config = config
         self.threshold = threshold
+        self.runs_as_read_only = False
+        """Set when the command was let through without approval because it only reads."""
 
     def get_description(self) -> str:
         """``<command> [in <dir>] [background]|[timeout: Nms] (<description>)``."""
@@ -163,9 +173,14 @@ class ShellInvocation(BaseToolInvocation[dict[str, Any]]):
     async def should_confirm_execute(
         self, signal: AbortSignal
     ) -> ExecConfirmationDetails | Literal[False]:
-        """Ask unless the command is read-only and has no command substitution."""
+        """Ask unless the command only reads, inside the workspace, with a clean git config."""
         analysis = analyze_command(self.params["command"])
-        if analysis.is_read_only and not analysis.has_command_substitution:
+        if (
+            analysis.is_read_only
+            and not analysis.has_command_substitution
+            and await anyio.to_thread.run_sync(self._read_only_refusal) is None
+        ):
+            self.runs_as_read_only = True
             return False
         return ExecConfirmationDetails(
             title="Confirm Shell Command",
@@ -173,6 +188,27 @@ class ShellInvocation(BaseToolInvocation[dict[str, Any]]):
             root_commands=analysis.non_read_only_roots or analysis.roots,
             warnings=(SUBSTITUTION_WARNING,) if analysis.has_command_substitution else (),
         )
+
+    def _read_only_refusal(self) -> str | None:
+        inside = self.config.workspace.is_path_within_workspace
+        return read_only_refusal(self.params["command"], self.cwd, inside)
+
+    async def _still_read_only(self) -> ToolResult | None:
+        """The refusal when a command let through as read-only no longer is (else ``None``)."""
+        if not self.runs_as_read_only:
+            return None
+        refusal = await anyio.to_thread.run_sync(self._read_only_refusal)
+        if refusal is None:
+            return None
+        message = (
+            "Command was not run: it was approved to run without confirmation as read-only, "
+            f"but {refusal}. Call it again to ask the user."
+        )
+        return ToolResult.failure(message, ToolErrorType.EXECUTION_DENIED)
+
+    def _env(self) -> dict[str, str]:
+        env = shell_env(self.config.session_id)
+        return with_neutral_git_config(env) if self.runs_as_read_only else env
 
     @property
     def cwd(self) -> str:
@@ -187,6 +223,9 @@ class ShellInvocation(BaseToolInvocation[dict[str, Any]]):
             return ToolResult(
                 llm_content=CANCELLED_BEFORE_START, return_display="Command cancelled by user."
             )
+        refused = await self._still_read_only()
+        if refused is not None:
+            return refused
         if self.params.get("is_background"):
             return await self._background()
         return await self._foreground(signal, update_output)
@@ -230,7 +269,7 @@ class ShellInvocation(BaseToolInvocation[dict[str, Any]]):
         run = await run_foreground(
             argv,
             cwd=self.cwd,
-            env=shell_env(self.config.session_id),
+            env=self._env(),
             signal=signal,
             timeout_ms=timeout,
             on_output=update_output,
@@ -251,7 +290,7 @@ class ShellInvocation(BaseToolInvocation[dict[str, Any]]):
             command,
             argv=argv,
             cwd=self.cwd,
-            env=shell_env(self.config.session_id),
+            env=self._env(),
             output_dir=output_dir,
         )
         return background_started(entry)
