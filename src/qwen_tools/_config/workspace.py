@@ -9,6 +9,8 @@ symlink outside that points inside is *inside*.
 Paths that do not exist yet (a file about to be written) are resolved through their nearest
 existing ancestor with the missing tail re-appended. A dangling symlink is followed to where
 it points (the place a write through it would land), never taken as a plain missing name.
+A component that cannot be resolved (ENAMETOOLONG, ELOOP, EACCES) is kept as written, so such a
+path inside the workspace is judged inside and the tool's open reports the real error.
 
 A verdict on a *name* is only advice: by the time the file is opened, another process may have
 swapped it for a symlink to somewhere else. No answer is ever cached, and the tools open through
@@ -20,6 +22,7 @@ but are never part of the writable workspace.
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 from collections.abc import Iterable
@@ -143,14 +146,21 @@ class WorkspaceContext:
     def _resolve_str(self, absolute: str) -> tuple[str, bool]:
         """Resolve ``absolute``; the flag tells whether the path itself exists."""
         try:
-            return os.path.realpath(absolute, strict=True), True
-        except (FileNotFoundError, NotADirectoryError):
-            pass
-        # Something along the way is missing. Non-strict realpath resolves every existing
-        # component (following symlinks, dangling ones included, so the result is where a
-        # write would land), handles ``..`` after resolving what precedes it, and re-appends
-        # the components that do not exist.
-        return os.path.realpath(absolute, strict=False), False
+            try:
+                return os.path.realpath(absolute, strict=True), True
+            except OSError:
+                pass
+            # Something along the way is missing, or cannot be resolved (a name too long, a
+            # symlink loop, a directory that may not be searched). Non-strict realpath resolves
+            # every component it can (following symlinks, dangling ones included, so the result
+            # is where a write would land), handles ``..`` after resolving what precedes it, and
+            # keeps the rest as written. So a path that fails *inside* the workspace is judged
+            # inside, and the tool's own open reports the real reason (ENAMETOOLONG, ELOOP,
+            # EACCES...) instead of "outside"; no such open can succeed anyway, and what is
+            # opened is checked on its descriptor.
+            return os.path.realpath(absolute, strict=False), False
+        except RecursionError:  # a chain of symlinks deeper than Python's stack
+            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), absolute) from None
 
     def resolve(self, path: str | os.PathLike[str]) -> Path:
         """Resolve ``path`` to the absolute location it really refers to.
@@ -158,15 +168,18 @@ class WorkspaceContext:
         ``~`` and ``~/...`` are expanded; relative paths resolve against the target directory.
         Existing paths are realpath-resolved. For a missing path, the nearest existing
         ancestor is realpath-resolved and the missing tail re-appended (a dangling symlink is
-        followed to its target). Raises ``ValueError`` for a NUL byte and ``OSError`` for
-        other failures (e.g. a symlink loop).
+        followed to its target); a component that cannot be resolved (too long a name, a
+        symlink loop, no search permission) is kept as written. Raises ``ValueError`` for a NUL
+        byte and ``OSError`` when even that fails (a symlink chain too deep to follow).
         """
         return Path(self._resolve_str(self._absolute(path))[0])
 
     def is_path_within_workspace(self, path: str | os.PathLike[str]) -> bool:
         """Whether ``path``, once resolved, equals or lies inside a workspace directory.
 
-        False for paths with a NUL byte and whenever resolution fails.
+        False for paths with a NUL byte. A path that cannot be fully resolved is judged by the
+        part that can (see :meth:`resolve`): "outside" is only said of what resolves outside,
+        and any other failure is left for the tool's own open to report.
         """
         return self._is_inside(path, self._dirs)
 

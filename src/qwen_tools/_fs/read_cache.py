@@ -181,12 +181,20 @@ class FileReadCache:
         fresh = snapshot.mtime_ns == info.st_mtime_ns and snapshot.size == info.st_size
         return ("fresh" if fresh else "stale"), snapshot
 
-    def is_unchanged_since_full_read(self, path: str) -> bool:
+    def is_unchanged_since_full_read(
+        self, path: str, stat_result: os.stat_result | None = None
+    ) -> bool:
         """read_file's fast path: the last read was full, untruncated and cacheable, nothing was
-        written since, and the file's fingerprint has not changed."""
+        written since, and the file's fingerprint has not changed.
+
+        ``stat_result`` is the status of the file as the caller opened it (``fstat`` of the
+        descriptor the workspace checked); read_file always passes it, so the answer is about
+        the object it would read, never about whatever the name reaches by now. Without it
+        the name is stat'ed (for tests and diagnostics).
+        """
         if not self.enabled:
             return False
-        info = _stat(path, None)
+        info = _stat(path, stat_result)
         if info is None:
             return False
         state, entry = self._lookup(info)

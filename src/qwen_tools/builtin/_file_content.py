@@ -30,15 +30,25 @@ from dataclasses import dataclass
 from qwen_tools._config.config import Config
 from qwen_tools._contract.errors import ToolError, ToolErrorType
 from qwen_tools._contract.parts import InlineDataPart
+from qwen_tools._fs.confined import ConfinedOpener, OutsideRootsError
 from qwen_tools._fs.text_file import decode_text
 
+from ._file_open import OpenedFile, read_all
 from ._file_types import FileType, detect_file_type, media_mime_type
 from ._notebook import NotebookError, render_notebook
 from ._paths import display_relative, js_to_fixed, node_error_message
 from ._pdf import PdfPagesError, extract_pages, large_pdf_guidance, page_count
 from ._text_window import LargeTextError, format_window, read_window
 
-__all__ = ["FileContent", "process_file", "relative_for_display"]
+__all__ = [
+    "FileContent",
+    "open_for_read",
+    "outside_failure",
+    "process_file",
+    "process_opened",
+    "read_opener",
+    "relative_for_display",
+]
 
 _SVG_MAX_BYTES = 1024 * 1024
 _MEDIA_MAX_MB = 9.9
@@ -93,6 +103,84 @@ def _uniform_failure(message: str, error_type: ToolErrorType) -> FileContent:
     return _failure(message, message, message, error_type)
 
 
+def read_opener(config: Config) -> ConfinedOpener:
+    """The read tools' checked open: the workspace directories and the read-only ones."""
+    return ConfinedOpener(config.workspace.roots(readable=True))
+
+
+def open_for_read(
+    config: Config, path: str, rel: str, opener: ConfinedOpener | None = None
+) -> OpenedFile | FileContent:
+    """Open the absolute ``path`` for reading, checked on the descriptor, or the error to give.
+
+    A descriptor that lies outside the workspace (and the read-only roots) is refused with
+    the text of a path outside the workspace (``path_not_in_workspace``), whatever the name
+    looked like when it was validated. Other failures are worded as before the open existed:
+    from a ``stat`` of the name (not found, a directory, not a regular file, or the stat's
+    error), else from the open itself. ``opener`` (:func:`read_opener`) may be shared by the
+    reads of one call.
+    """
+    try:
+        fd = (opener or read_opener(config)).open(path)
+    except OutsideRootsError:
+        return outside_failure(config)
+    except OSError as exc:
+        return _open_failure(config, path, rel, exc)
+    except ValueError as exc:  # an embedded NUL byte
+        message = f"Error reading file {rel}: {exc}"
+        return _uniform_failure(message, ToolErrorType.INVALID_TOOL_PARAMS)
+    try:
+        info = os.fstat(fd)
+    except OSError as exc:
+        os.close(fd)
+        message = f"Error reading file {rel}: {node_error_message(exc, 'stat', path)}"
+        return _uniform_failure(message, ToolErrorType.READ_CONTENT_FAILURE)
+    return OpenedFile(path, fd, info)
+
+
+def outside_failure(config: Config) -> FileContent:
+    """The result for a file whose opened descriptor lies outside the workspace."""
+    return _uniform_failure(config.workspace_error(), ToolErrorType.PATH_NOT_IN_WORKSPACE)
+
+
+def _open_failure(config: Config, path: str, rel: str, exc: OSError) -> FileContent:
+    if not config.workspace.is_path_readable(path):  # the name itself now points outside
+        return outside_failure(config)
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return _failure(
+            f"File not found: {path}",
+            "Could not read file because no file was found at the specified path.",
+            "File not found.",
+            ToolErrorType.FILE_NOT_FOUND,
+        )
+    except OSError as stat_exc:
+        message = f"Error reading file {rel}: {node_error_message(stat_exc, 'stat', path)}"
+        return _uniform_failure(message, ToolErrorType.READ_CONTENT_FAILURE)
+    if stat.S_ISDIR(info.st_mode) or not stat.S_ISREG(info.st_mode):
+        return _not_a_file(path, info)
+    message = f"Error reading file {rel}: {node_error_message(exc, 'open', path)}"
+    return _uniform_failure(message, ToolErrorType.READ_CONTENT_FAILURE)
+
+
+def _not_a_file(path: str, info: os.stat_result) -> FileContent:
+    if stat.S_ISDIR(info.st_mode):
+        return _failure(
+            f"Path is a directory, not a file: {path}",
+            "Could not read file because the provided path is a directory, not a file.",
+            "Path is a directory.",
+            ToolErrorType.TARGET_IS_DIRECTORY,
+        )
+    name = os.path.basename(path)
+    return _failure(
+        f"Not a regular file: {path}",
+        f"Cannot read file: {name} is not a regular file (e.g. device, socket, or pipe).",
+        "Not a regular file.",
+        ToolErrorType.READ_CONTENT_FAILURE,
+    )
+
+
 def process_file(
     config: Config,
     path: str,
@@ -105,14 +193,39 @@ def process_file(
 ) -> FileContent:
     """Read ``path`` (absolute) as the reference's ``processSingleFileContent`` does.
 
-    ``kind`` skips type detection when the caller already classified the file, and ``rel``
-    the computation of the display path. Never raises for file-system problems: they come
-    back as an error result.
+    The file is opened once, checked on its descriptor (:func:`open_for_read`), and read only
+    through that descriptor. ``kind`` skips type detection when the caller already classified
+    the file, and ``rel`` the computation of the display path. Never raises for file-system
+    problems: they come back as an error result.
     """
     if rel is None:
         rel = relative_for_display(path, str(config.target_dir))
+    opened = open_for_read(config, path, rel)
+    if isinstance(opened, FileContent):
+        return opened
+    with opened:
+        return process_opened(
+            config, opened, rel, offset=offset, limit=limit, pages=pages, kind=kind
+        )
+
+
+def process_opened(
+    config: Config,
+    opened: OpenedFile,
+    rel: str,
+    *,
+    offset: int | None = None,
+    limit: int | None = None,
+    pages: str | None = None,
+    kind: FileType | None = None,
+) -> FileContent:
+    """:func:`process_file` for a file already opened with :func:`open_for_read`."""
+    path, info = opened.path, opened.info
     try:
-        return _process(config, path, rel, offset, limit, pages, kind)
+        if not stat.S_ISREG(info.st_mode):
+            return _not_a_file(path, info)
+        kind = kind or detect_file_type(path, opened.fd)
+        result = _by_kind(config, opened, rel, kind, offset, limit, pages)
     except OSError as exc:
         message = f"Error reading file {rel}: {node_error_message(exc, 'open', path)}"
         return _uniform_failure(message, ToolErrorType.READ_CONTENT_FAILURE)
@@ -120,66 +233,26 @@ def process_file(
         return _uniform_failure(
             f"Error reading file {rel}: {exc}", ToolErrorType.READ_CONTENT_FAILURE
         )
-
-
-def _process(
-    config: Config,
-    path: str,
-    rel: str,
-    offset: int | None,
-    limit: int | None,
-    pages: str | None,
-    kind: FileType | None,
-) -> FileContent:
-    try:
-        info = os.stat(path)
-    except FileNotFoundError:
-        return _failure(
-            f"File not found: {path}",
-            "Could not read file because no file was found at the specified path.",
-            "File not found.",
-            ToolErrorType.FILE_NOT_FOUND,
-        )
-    except OSError as exc:
-        message = f"Error reading file {rel}: {node_error_message(exc, 'stat', path)}"
-        return _uniform_failure(message, ToolErrorType.READ_CONTENT_FAILURE)
-    if stat.S_ISDIR(info.st_mode):
-        return _failure(
-            f"Path is a directory, not a file: {path}",
-            "Could not read file because the provided path is a directory, not a file.",
-            "Path is a directory.",
-            ToolErrorType.TARGET_IS_DIRECTORY,
-        )
-    if not stat.S_ISREG(info.st_mode):
-        name = os.path.basename(path)
-        return _failure(
-            f"Not a regular file: {path}",
-            f"Cannot read file: {name} is not a regular file (e.g. device, socket, or pipe).",
-            "Not a regular file.",
-            ToolErrorType.READ_CONTENT_FAILURE,
-        )
-    kind = kind or detect_file_type(path)
-    result = _by_kind(config, path, rel, info, kind, offset, limit, pages)
     result.kind, result.stat_result = kind, info
     return result
 
 
 def _by_kind(
     config: Config,
-    path: str,
+    opened: OpenedFile,
     rel: str,
-    info: os.stat_result,
     kind: FileType,
     offset: int | None,
     limit: int | None,
     pages: str | None,
 ) -> FileContent:
+    path, info = opened.path, opened.info
     if kind == "text":
-        return _text(config, path, rel, info, offset or 0, limit)
+        return _text(config, opened, rel, offset or 0, limit)
     mime = media_mime_type(path)
     size_mb = info.st_size / (1024 * 1024)
     if kind == "pdf":
-        return _pdf(path, rel, info, pages)
+        return _pdf(opened, rel, pages)
     exempt = kind == "image" and mime in _OVERVIEW_IMAGES
     if size_mb > _MEDIA_MAX_MB and not exempt:
         return _too_large(path, size_mb)
@@ -193,11 +266,10 @@ def _by_kind(
                 f"Cannot display content of SVG file larger than 1MB: {rel}",
                 f"Skipped large SVG file (>1MB): {rel}",
             )
-        with open(path, "rb") as fh:
-            content = decode_text(fh.read())
+        content = decode_text(read_all(opened.fd))
         return FileContent(content, f"Read SVG as text: {rel}", total_lines=content.count("\n") + 1)
     if kind == "notebook":
-        return _notebook(path, rel)
+        return _notebook(opened, rel)
     if kind == "image" and mime not in _INLINE_IMAGES:
         return FileContent(
             f"Image format {mime} ({rel}) cannot be safely sent to the model, so its data was "
@@ -205,9 +277,7 @@ def _by_kind(
             "the image content matters.",
             f"Omitted unsupported image format: {rel} ({mime})",
         )
-    with open(path, "rb") as fh:
-        data = fh.read()
-    return _inline(path, data, mime, f"Read {kind} file: {rel}")
+    return _inline(path, read_all(opened.fd), mime, f"Read {kind} file: {rel}")
 
 
 def _too_large(path: str, size_mb: float) -> FileContent:
@@ -235,20 +305,21 @@ def _inline(path: str, data: bytes, mime: str, display: str) -> FileContent:
     return FileContent(part, display)
 
 
-def _pdf(path: str, rel: str, info: os.stat_result, pages: str | None) -> FileContent:
+def _pdf(opened: OpenedFile, rel: str, pages: str | None) -> FileContent:
+    path, info = opened.path, opened.info
     size_mb = info.st_size / (1024 * 1024)
     name = os.path.basename(path)
     if pages is None:
-        guidance = large_pdf_guidance(name, page_count(path), info.st_size)
+        with open(opened.fd, "rb", closefd=False) as stream:
+            count = page_count(path, stream)
+        guidance = large_pdf_guidance(name, count, info.st_size)
         if guidance is not None:
             return _failure(
                 guidance, guidance, f"PDF requires page range: {rel}", ToolErrorType.FILE_TOO_LARGE
             )
         if size_mb > _MEDIA_MAX_MB:
             return _too_large(path, size_mb)
-        with open(path, "rb") as fh:
-            data = fh.read()
-        return _inline(path, data, "application/pdf", f"Read pdf file: {rel}")
+        return _inline(path, read_all(opened.fd), "application/pdf", f"Read pdf file: {rel}")
     if size_mb > _PDF_PAGED_MAX_MB:
         size = js_to_fixed(size_mb, 2)
         return _failure(
@@ -260,7 +331,8 @@ def _pdf(path: str, rel: str, info: os.stat_result, pages: str | None) -> FileCo
             ToolErrorType.FILE_TOO_LARGE,
         )
     try:
-        data, first, last = extract_pages(path, pages)
+        with open(opened.fd, "rb", closefd=False) as stream:
+            data, first, last = extract_pages(path, pages, stream)
     except PdfPagesError as exc:
         message = str(exc)
         error_type = (
@@ -273,11 +345,10 @@ def _pdf(path: str, rel: str, info: os.stat_result, pages: str | None) -> FileCo
     return _inline(path, data, "application/pdf", f"Read pdf file (pages {span}): {rel}")
 
 
-def _notebook(path: str, rel: str) -> FileContent:
-    with open(path, "rb") as fh:
-        data = fh.read()
+def _notebook(opened: OpenedFile, rel: str) -> FileContent:
+    path = opened.path
     try:
-        content, truncated = render_notebook(data)
+        content, truncated = render_notebook(read_all(opened.fd))
     except NotebookError as exc:
         return _failure(
             f"Error parsing notebook {path}: {exc}",
@@ -289,14 +360,14 @@ def _notebook(path: str, rel: str) -> FileContent:
 
 
 def _text(
-    config: Config, path: str, rel: str, info: os.stat_result, offset: int, limit: int | None
+    config: Config, opened: OpenedFile, rel: str, offset: int, limit: int | None
 ) -> FileContent:
     threshold = config.truncate_tool_output_threshold
     char_limit = threshold if threshold > 0 else None
     max_bytes = max(_DEFAULT_RANGE_BYTES, threshold * 4) if char_limit else None
     if limit is None and config.truncate_tool_output_lines > 0:
         limit = config.truncate_tool_output_lines
-    window = read_window(path, info.st_size, offset, limit, max_bytes)
+    window = read_window(opened.fd, opened.info.st_size, offset, limit, max_bytes)
     total = window.total_lines
     if offset > 0 and offset >= total:
         message = f"Offset {offset} is beyond the end of the file ({total} total lines)."

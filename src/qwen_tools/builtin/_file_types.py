@@ -180,18 +180,30 @@ def _magic_extension(data: bytes) -> str | None:
     return None
 
 
-def _classify_image(path: str, mime: str) -> FileType:
+def _sample(path: str, fd: int | None, size: int, max_source: int | None = None) -> bytes | None:
+    """The first ``size`` bytes, from ``fd`` when given (no new open), else by ``path``.
+
+    ``None`` when the file cannot be read, or is larger than ``max_source``.
+    """
+    try:
+        if fd is not None:
+            if max_source is not None and os.fstat(fd).st_size > max_source:
+                return None
+            return os.pread(fd, size, 0)
+        with open(path, "rb") as fh:
+            if max_source is not None and os.fstat(fh.fileno()).st_size > max_source:
+                return None
+            return fh.read(size)
+    except OSError:
+        return None
+
+
+def _classify_image(path: str, mime: str, fd: int | None) -> FileType:
     """Check GIF/JPEG/PNG/WebP files against their content; other images are trusted."""
     if mime not in _SNIFFED_IMAGE_TYPES:
         return "image"
-    try:
-        with open(path, "rb") as fh:
-            if os.fstat(fh.fileno()).st_size > _IMAGE_MAX_SOURCE_BYTES:
-                return "image"
-            sample = fh.read(8192)
-    except OSError:
-        return "image"
-    if not sample:
+    sample = _sample(path, fd, 8192, _IMAGE_MAX_SOURCE_BYTES)
+    if not sample:  # unreadable, too large to check, or empty
         return "image"
     magic = _magic_extension(sample)
     if magic is not None:
@@ -202,13 +214,9 @@ def _classify_image(path: str, mime: str) -> FileType:
     return "text"
 
 
-def _sniff_binary(path: str) -> bool:
+def _sniff_binary(path: str, fd: int | None) -> bool:
     """A NUL byte or more than 30 % control bytes in the first 4 KiB (a BOM means text)."""
-    try:
-        with open(path, "rb") as fh:
-            sample = fh.read(4096)
-    except OSError:
-        return False
+    sample = _sample(path, fd, 4096)
     if not sample or detect_bom(sample[:4]):
         return False
     if b"\x00" in sample:
@@ -217,8 +225,12 @@ def _sniff_binary(path: str) -> bool:
     return control / len(sample) > 0.3
 
 
-def detect_file_type(path: str) -> FileType:
-    """Classify the file at ``path`` (reads at most a few KiB of it)."""
+def detect_file_type(path: str, fd: int | None = None) -> FileType:
+    """Classify the file at ``path`` (reads at most a few KiB of it).
+
+    ``fd``, an open descriptor of that file, is read instead of opening ``path`` again (the
+    read tools pass the descriptor they checked, so a name swapped since is never sniffed).
+    """
     ext = js_extname(path).lower()
     if ext in (".ts", ".mts", ".cts", ".tsx"):
         return "text"
@@ -229,7 +241,7 @@ def detect_file_type(path: str) -> FileType:
     mime = _mime_lookup(path) or _EXTRA_MEDIA_TYPES.get(ext)
     if mime is not None:
         if mime.startswith("image/"):
-            return _classify_image(path, mime)
+            return _classify_image(path, mime, fd)
         if mime.startswith("audio/"):
             return "audio"
         if mime.startswith("video/"):
@@ -241,4 +253,4 @@ def detect_file_type(path: str) -> FileType:
         return "binary"
     if ext in _KNOWN_TEXT_EXTENSIONS or os.path.basename(path) in _KNOWN_TEXT_NAMES:
         return "text"
-    return "binary" if _sniff_binary(path) else "text"
+    return "binary" if _sniff_binary(path, fd) else "text"

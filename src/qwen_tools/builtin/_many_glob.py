@@ -13,7 +13,10 @@ so ``**/node_modules/**`` never walks a ``node_modules`` tree.
 
 Symbolic links are followed as the glob tool follows them, but a link to a directory is never
 returned as a file. A pattern whose literal start lies outside the workspace is not searched;
-a literal path outside it is reported so the tool can say why it was skipped.
+a literal path outside it is reported so the tool can say why it was skipped. Every directory
+is listed from a descriptor checked to lie inside the allowed roots
+(:class:`qwen_tools._fs.confined.ConfinedOpener`), so a directory swapped for an outside
+symlink mid-walk, or a symlinked directory leading outside, is never listed.
 """
 
 from __future__ import annotations
@@ -21,12 +24,13 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from wcmatch import glob as wcglob
 
 from qwen_tools._contract.abort import AbortSignal
+from qwen_tools._fs.confined import ConfinedOpener
 
 from ._glob_patterns import Globstar, Segment, compile_glob, escape_glob, globstar_closure
 from ._paths import js_join, js_resolve
@@ -147,13 +151,17 @@ def search_files(
     directories: list[str],
     inside: Callable[[str], bool],
     signal: AbortSignal,
+    roots: Sequence[str],
 ) -> FileSearch:
     """Search ``patterns`` from each of ``directories`` (realpath-resolved workspace dirs).
 
-    ``inside`` answers whether a path lies in the workspace. Raises :class:`SearchAborted`.
+    ``inside`` answers whether a path lies in the workspace (by its name); ``roots`` are the
+    realpath-resolved directories every directory walked must really lie in, checked on the
+    opened descriptor. Raises :class:`SearchAborted`.
     """
     result = FileSearch()
     rules = _Excludes(excludes)
+    opener = ConfinedOpener(roots, directory=True)
     for directory in directories:
         groups: dict[str, list[tuple[Segment, ...]]] = {}
         for raw in patterns:
@@ -172,84 +180,130 @@ def search_files(
         for base, compiled in groups.items():
             if inside(base):
                 clean = os.path.realpath(base) == base
-                _walk(base, directory, compiled, rules, clean, inside, signal, result.files)
+                _walk(base, directory, compiled, rules, clean, opener, signal, result.files)
     return result
+
+
+_States = set[tuple[int, int]]
+_Patterns = list[tuple[Segment, ...]]
+
+
+def _ends(states: _States, patterns: _Patterns) -> bool:
+    return any(position == len(patterns[index]) for index, position in states)
+
+
+def _live(states: _States, patterns: _Patterns) -> _States:
+    return {(i, p) for i, p in states if p < len(patterns[i])}
 
 
 def _walk(
     base: str,
     cwd: str,
-    patterns: list[tuple[Segment, ...]],
+    patterns: _Patterns,
     rules: _Excludes,
     clean_base: bool,
-    inside: Callable[[str], bool],
+    opener: ConfinedOpener,
     signal: AbortSignal,
     found: dict[str, tuple[bool, bool]],
 ) -> None:
-    """Walk from ``base``, one state ``(pattern, segment index)`` per live match."""
+    """Walk from ``base``, one state ``(pattern, segment index)`` per live match.
+
+    Every directory is listed through a descriptor ``opener`` checked to lie inside the roots:
+    one that is (or has been swapped for) a way outside is not walked, whatever its name said.
+    """
     prefix = cwd.rstrip("/") + "/"
 
     def relative(path: str) -> str:
         return path[len(prefix) :] if path.startswith(prefix) else os.path.relpath(path, cwd)
 
-    def ends(states: set[tuple[int, int]]) -> bool:
-        return any(position == len(patterns[index]) for index, position in states)
-
-    def live(states: set[tuple[int, int]]) -> set[tuple[int, int]]:
-        return {(i, p) for i, p in states if p < len(patterns[i])}
-
     start = {(i, 0) for i in range(len(patterns))}
     globstar_closure(start, patterns)
-    start = live(start)  # a pattern already complete at the base names the base directory
-    stack: list[tuple[str, set[tuple[int, int]], bool]] = [(base, start, clean_base)]
+    start = _live(start, patterns)  # a pattern already complete at the base names the base
+    stack: list[tuple[str, _States, bool]] = [(base, start, clean_base)]
     while stack:
         if signal.aborted:
             raise SearchAborted
         directory, states, clean = stack.pop()
         try:
-            with os.scandir(directory) as listing:
+            fd = opener.open(directory)
+        except OSError:  # vanished, unreadable, or outside (OutsideRootsError): not walked
+            continue
+        try:
+            with os.scandir(fd) as listing:
                 entries = list(listing)
+            step = _Step(fd, directory, states, patterns, rules, clean, relative)
+            for entry in entries:
+                step.visit(entry, found, stack)
         except OSError:
             continue
-        for entry in entries:
-            landed: set[tuple[int, int]] = set()  # a name segment matched the entry
-            consumed: set[tuple[int, int]] = set()  # a ``**`` swallowed the entry
-            beyond: set[tuple[int, int]] = set()  # past a ``**`` that may enter a link
-            for index, position in states:
-                segment = patterns[index][position]
-                if isinstance(segment, Globstar):
-                    consumed.add((index, position))
-                    if segment.follows_link:
-                        beyond.add((index, position + 1))
-                elif segment.match(entry.name):
-                    landed.add((index, position + 1))
-            if not landed and not consumed:
-                continue
-            exact = ends(landed)
-            globstar_closure(landed, patterns)
-            globstar_closure(consumed, patterns)
+        finally:
+            os.close(fd)
+
+
+class _Step:
+    """The entries of one directory of :func:`_walk`, listed from its checked descriptor."""
+
+    def __init__(
+        self,
+        fd: int,
+        directory: str,
+        states: _States,
+        patterns: _Patterns,
+        rules: _Excludes,
+        clean: bool,
+        relative: Callable[[str], str],
+    ) -> None:
+        self.fd, self.states, self.patterns = fd, states, patterns
+        self.rules, self.clean, self.relative = rules, clean, relative
+        self.prefix = directory if directory.endswith("/") else directory + "/"
+
+    def visit(
+        self,
+        entry: os.DirEntry[str],
+        found: dict[str, tuple[bool, bool]],
+        stack: list[tuple[str, _States, bool]],
+    ) -> None:
+        patterns, rules = self.patterns, self.rules
+        landed: _States = set()  # a name segment matched the entry
+        consumed: _States = set()  # a ``**`` swallowed the entry
+        beyond: _States = set()  # past a ``**`` that may enter a link
+        for index, position in self.states:
+            segment = patterns[index][position]
+            if isinstance(segment, Globstar):
+                consumed.add((index, position))
+                if segment.follows_link:
+                    beyond.add((index, position + 1))
+            elif segment.match(entry.name):
+                landed.add((index, position + 1))
+        if not landed and not consumed:
+            return
+        exact = _ends(landed, patterns)
+        globstar_closure(landed, patterns)
+        globstar_closure(consumed, patterns)
+        try:
+            is_link = entry.is_symlink()
+            is_dir = entry.is_dir(follow_symlinks=False)
+            regular = entry.is_file(follow_symlinks=False)
+        except OSError:
+            return
+        path = self.prefix + entry.name
+        rel = self.relative(path)
+        if is_dir:
+            following = _live(landed | consumed, patterns)
+            if following and not rules.prunes(rel, path):
+                stack.append((path, following, self.clean))
+            return
+        if is_link:
             try:
-                is_link = entry.is_symlink()
-                is_dir = entry.is_dir(follow_symlinks=False)
-                regular = entry.is_file(follow_symlinks=False)
+                link_to_dir = stat.S_ISDIR(os.stat(entry.name, dir_fd=self.fd).st_mode)
             except OSError:
-                continue
-            rel = relative(entry.path)
-            if is_dir:
-                if (following := live(landed | consumed)) and not rules.prunes(rel, entry.path):
-                    stack.append((entry.path, following, clean))
-                continue
-            if is_link:
-                try:
-                    link_to_dir = stat.S_ISDIR(os.stat(entry.path).st_mode)
-                except OSError:
-                    link_to_dir = False
-                if link_to_dir:  # entered like the glob tool enters it, never returned
-                    globstar_closure(beyond, patterns)
-                    following = live(landed | beyond)
-                    enter = following and inside(entry.path) and not rules.prunes(rel, entry.path)
-                    if enter:
-                        stack.append((entry.path, following, False))
-                    continue
-            if (exact or ends(consumed)) and not rules.drops(rel, entry.path):
-                found.setdefault(entry.path, (clean and not is_link, regular))
+                link_to_dir = False
+            if link_to_dir:  # entered like the glob tool enters it, never returned
+                globstar_closure(beyond, patterns)
+                following = _live(landed | beyond, patterns)
+                # Entered only if it leads inside: the walk's checked open decides.
+                if following and not rules.prunes(rel, path):
+                    stack.append((path, following, False))
+                return
+        if (exact or _ends(consumed, patterns)) and not rules.drops(rel, path):
+            found.setdefault(path, (self.clean and not is_link, regular))

@@ -2,28 +2,40 @@
 
 Files are processed in batches on a shared thread pool (the per-file work is small, so one
 task per file would cost more in scheduling than it saves); the results keep the order of the
-input. Each file is classified first: media (image, PDF, audio, video) is read only when one of
-the ``paths`` patterns contains its extension (case-insensitively) or its name without the
-extension, as the reference decides. Every successful read is recorded in the session's read
-cache, as a full read unless the content was cut.
+input. Each file is opened once through the workspace's checked open (a descriptor that lies
+outside is skipped with the tool's outside-the-workspace reason) and classified from that
+descriptor: media (image, PDF, audio, video) is read only when one of the ``paths`` patterns
+contains its extension (case-insensitively) or its name without the extension, as the
+reference decides. Every successful read is recorded in the session's read cache, as a full
+read unless the content was cut. Display paths and reasons are shown with control characters
+escaped (:func:`._paths.escape_control_chars`).
 """
 
 from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from typing import TypeAlias
 
 from qwen_tools._config.config import Config
 from qwen_tools._contract.abort import AbortSignal
+from qwen_tools._contract.errors import ToolErrorType
+from qwen_tools._fs.confined import ConfinedOpener
 
-from ._file_content import FileContent, process_file, relative_for_display
+from ._file_content import (
+    FileContent,
+    open_for_read,
+    process_opened,
+    read_opener,
+    relative_for_display,
+)
 from ._file_types import FileType, detect_file_type, js_extname, media_mime_type
+from ._paths import escape_control_chars
 
-__all__ = ["ASSET_REASON", "Outcome", "read_all"]
+__all__ = ["ASSET_REASON", "Outcome", "outside_reason", "read_all"]
 
 ASSET_REASON = "asset file (image/pdf) was not explicitly requested by name or extension"
 _ASSETS = frozenset({"image", "pdf", "audio", "video"})
@@ -59,47 +71,58 @@ class _Kinds:
     def __init__(self) -> None:
         self._known: dict[str, FileType] = {}
 
-    def __call__(self, path: str) -> FileType:
+    def __call__(self, path: str, fd: int) -> FileType:
         ext = js_extname(path).lower()
         kind = self._known.get(ext)
         if kind is not None:
             return kind
-        kind = detect_file_type(path)
+        kind = detect_file_type(path, fd)
         if len(ext) > 1 and (ext in _NAME_DECIDES or media_mime_type(path).startswith(_BY_MIME)):
             self._known[ext] = kind
         return kind
 
 
-def _is_regular(path: str) -> bool:
-    try:
-        return stat.S_ISREG(os.stat(path).st_mode)
-    except OSError:
-        return False
+def outside_reason(path: str) -> str:
+    """Why a file found by the search but lying outside the workspace was skipped."""
+    return (
+        "Security: Glob library returned path outside workspace. "
+        f"Path: {escape_control_chars(path)}"
+    )
+
+
+def _skipped(path: str, content: FileContent) -> str:
+    error = content.error
+    if error is not None and error.type == ToolErrorType.PATH_NOT_IN_WORKSPACE:
+        return outside_reason(path)
+    reason = error.message if error is not None else "Not a regular file"
+    return f"Read error: {escape_control_chars(reason)}"
 
 
 def _read_one(
     config: Config,
+    opener: ConfinedOpener,
     root: str,
     kinds: _Kinds,
     path: str,
-    regular: bool,
     patterns: Sequence[tuple[str, str]],
     limit: int | None,
 ) -> Outcome:
-    rel = relative_for_display(path, root)
+    # Names come from the file system: shown escaped, so none can inject a line.
+    rel = escape_control_chars(relative_for_display(path, root))
     try:
-        if not regular and not _is_regular(path):
-            # A directory, FIFO or device (sniffing one could block), or a dangling link:
-            # the engine refuses it with the reference's message.
-            content = process_file(config, path, offset=0, limit=limit, rel=rel)
-            reason = content.error.message if content.error else "Not a regular file"
-            return path, rel, f"Read error: {reason}"
-        kind = kinds(path)
-        if kind in _ASSETS and not _requested(path, patterns):
-            return path, rel, ASSET_REASON
-        content = process_file(config, path, offset=0, limit=limit, kind=kind, rel=rel)
+        # One open, checked on its descriptor; the sniff and the read use that descriptor.
+        opened = open_for_read(config, path, rel, opener)
+        if isinstance(opened, FileContent):
+            return path, rel, _skipped(path, opened)
+        with opened:
+            kind: FileType | None = None
+            if stat.S_ISREG(opened.info.st_mode):
+                kind = kinds(path, opened.fd)
+                if kind in _ASSETS and not _requested(path, patterns):
+                    return path, rel, ASSET_REASON
+            content = process_opened(config, opened, rel, offset=0, limit=limit, kind=kind)
         if content.error is not None:
-            return path, rel, f"Read error: {content.error.message}"
+            return path, rel, _skipped(path, content)
         config.session.read_cache.record_read(
             path,
             full=True,
@@ -109,47 +132,44 @@ def _read_one(
         )
         return path, rel, content
     except Exception as exc:  # one bad file must not sink the others
-        return path, rel, f"Unexpected error: {exc}"
+        return path, rel, f"Unexpected error: {escape_control_chars(str(exc))}"
 
 
 def _read_batch(
     config: Config,
     paths: Sequence[str],
-    regular: Collection[str],
     patterns: Sequence[tuple[str, str]],
     limit: int | None,
     signal: AbortSignal,
 ) -> list[Outcome]:
     root = str(config.target_dir)
+    opener = read_opener(config)
     kinds = _Kinds()
     outcomes: list[Outcome] = []
     for path in paths:
         if signal.aborted:
             break
-        outcomes.append(_read_one(config, root, kinds, path, path in regular, patterns, limit))
+        outcomes.append(_read_one(config, opener, root, kinds, path, patterns, limit))
     return outcomes
 
 
 def read_all(
     config: Config,
     paths: Sequence[str],
-    regular: Collection[str],
     input_patterns: Sequence[str],
     limit: int | None,
     signal: AbortSignal,
 ) -> list[Outcome]:
     """Read ``paths`` (in this order) with ``limit`` lines each; stops early when aborted.
 
-    ``regular`` holds the paths known to be regular files; the others are stat'ed before
-    anything opens them.
+    Each file is opened once, non-blocking and checked on its descriptor; a directory, FIFO
+    or device is refused from the descriptor's status before anything reads it.
     """
     patterns = [(p, p.lower()) for p in input_patterns]
     if len(paths) < _PARALLEL_FROM:
-        return _read_batch(config, paths, regular, patterns, limit, signal)
+        return _read_batch(config, paths, patterns, limit, signal)
     size = -(-len(paths) // (_WORKERS + 1))
     first, *rest = [paths[i : i + size] for i in range(0, len(paths), size)]
-    futures = [
-        _pool().submit(_read_batch, config, b, regular, patterns, limit, signal) for b in rest
-    ]
-    outcomes = _read_batch(config, first, regular, patterns, limit, signal)  # this thread helps
+    futures = [_pool().submit(_read_batch, config, b, patterns, limit, signal) for b in rest]
+    outcomes = _read_batch(config, first, patterns, limit, signal)  # this thread helps
     return outcomes + [outcome for future in futures for outcome in future.result()]

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "display_relative",
+    "escape_control_chars",
     "expand_tilde",
     "format_display_path",
     "is_subpath",
@@ -39,6 +40,14 @@ __all__ = [
 ]
 
 _UNESCAPE = re.compile(r"\\([ \t()\[\]{};|*?$`'\"#&<>!~,])")
+
+# Characters a listed name may not carry raw: C0 controls, DEL, C1 controls, the Unicode line
+# and paragraph separators, and lone surrogates (``\udc80``-``\udcff`` stand for undecodable
+# bytes of a file name, see ``os.fsdecode``).
+_UNSAFE = r"\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff"
+_NEEDS_ESCAPE = re.compile(f"[{_UNSAFE}]")
+_TO_ESCAPE = re.compile(rf"[{_UNSAFE}\\]")
+_NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
 
 # libuv's wording for the errors file-system calls commonly raise.
 _UV_MESSAGES = {
@@ -66,6 +75,34 @@ def unescape_path(path: str) -> str:
     if os.name == "nt":
         return path
     return _UNESCAPE.sub(r"\1", path)
+
+
+def _escape_char(match: re.Match[str]) -> str:
+    char = match.group(0)
+    named = _NAMED_ESCAPES.get(char)
+    if named is not None:
+        return named
+    code = ord(char)
+    if code < 0x80:
+        return f"\\x{code:02x}"
+    if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte of the name
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\u{code:04x}"
+
+
+def escape_control_chars(name: str) -> str:
+    """``name`` made safe to show on one line of a listing the model reads.
+
+    A name holding a control character (C0, DEL, C1), U+2028/U+2029 or an undecodable byte is
+    written as an escaped string: ``\\n``, ``\\r``, ``\\t``, ``\\xNN`` for other C0 controls
+    and DEL, ``\\uNNNN`` for C1 controls, separators and stray surrogates, ``\\xNN`` for a raw
+    byte (>= 0x80) that is not UTF-8, and ``\\\\`` for a backslash, so the escaped form decodes
+    back to exactly one name. Any other name, backslashes included, is returned unchanged (the
+    same object), as the reference prints it.
+    """
+    if _NEEDS_ESCAPE.search(name) is None:
+        return name
+    return _TO_ESCAPE.sub(_escape_char, name)
 
 
 def js_to_fixed(value: float, digits: int) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import logging
 import re
+from typing import BinaryIO
 
 from qwen_tools._jstext import js_trim
 
@@ -61,13 +62,16 @@ def _quiet() -> None:
     logging.getLogger("pypdf").setLevel(logging.ERROR)
 
 
-def page_count(path: str) -> int | None:
-    """The number of pages, or ``None`` when pypdf cannot read the document."""
+def page_count(path: str, stream: BinaryIO | None = None) -> int | None:
+    """The number of pages, or ``None`` when pypdf cannot read the document.
+
+    ``stream``, the file already opened, is read instead of opening ``path``.
+    """
     _quiet()
     from pypdf import PdfReader
 
     try:
-        return len(PdfReader(path).pages)
+        return len(PdfReader(path if stream is None else stream).pages)
     except Exception:  # pypdf raises many kinds of errors on damaged input
         return None
 
@@ -85,11 +89,13 @@ def large_pdf_guidance(name: str, count: int | None, size: int) -> str | None:
     )
 
 
-def extract_pages(path: str, pages: str) -> tuple[bytes, int, int]:
+def extract_pages(path: str, pages: str, stream: BinaryIO | None = None) -> tuple[bytes, int, int]:
     """A new PDF holding the pages of a valid range such as ``'2-4'`` (clamped to the end).
 
     Returns ``(pdf bytes, first, last page actually included)``; raises
     :class:`PdfPagesError` when the document cannot be read or ``first`` is past its end.
+    ``stream``, the file already opened, is read instead of opening ``path`` (whose name
+    the messages use).
     """
     _quiet()
     from pypdf import PdfReader, PdfWriter
@@ -99,7 +105,7 @@ def extract_pages(path: str, pages: str) -> tuple[bytes, int, int]:
     if requested_last is None:
         raise PdfPagesError(f"Invalid pages parameter: '{pages}'. Use formats like '5' or '1-10'.")
     try:
-        reader = PdfReader(path)
+        reader = PdfReader(path if stream is None else stream)
         total = len(reader.pages)
     except Exception as exc:
         raise PdfPagesError(f'Cannot read the pages of PDF "{name}": {exc}') from None

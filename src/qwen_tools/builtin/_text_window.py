@@ -112,16 +112,14 @@ def _utf8_len(text: str) -> int:
     return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
 
-def _read_bytes(path: str, size: int) -> bytes:
-    """The whole file, in one ``read`` when its size is still ``size`` (cheaper than ``open``)."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        parts = [os.read(fd, size + 1)]
-        if len(parts[0]) != size:  # changed since it was stat'ed, or a short read
-            while chunk := os.read(fd, _CHUNK):
-                parts.append(chunk)
-    finally:
-        os.close(fd)
+def _read_bytes(fd: int, size: int) -> bytes:
+    """The whole file from its start, in one ``pread`` when its size is still ``size``."""
+    parts = [os.pread(fd, size + 1, 0)]
+    if len(parts[0]) != size:  # changed since it was stat'ed, or a short read
+        offset = len(parts[0])
+        while chunk := os.pread(fd, _CHUNK, offset):
+            parts.append(chunk)
+            offset += len(chunk)
     return b"".join(parts) if len(parts) > 1 else parts[0]
 
 
@@ -136,18 +134,19 @@ def _decode(data: bytes) -> str:
 
 
 def read_window(
-    path: str, size: int, offset: int, limit: int | None, max_bytes: int | None
+    fd: int, size: int, offset: int, limit: int | None, max_bytes: int | None
 ) -> TextWindow:
-    """Lines ``offset`` … ``offset + limit`` of the file (``limit=None``: to the end).
+    """Lines ``offset`` … ``offset + limit`` of the open file ``fd`` (``limit=None``: to the end).
 
-    ``size`` is the file's size when it was stat'ed (it picks the strategy).
+    ``size`` is the file's size when it was stat'ed (it picks the strategy). The file is read
+    from its start whatever the descriptor's position, and the descriptor is left open.
 
     Raises ``OSError`` from the file system and :class:`LargeTextError` for a large file that
     is not UTF-8.
     """
     if size >= STREAM_THRESHOLD:
-        return _stream(path, offset, limit, max_bytes)
-    text = _decode(_read_bytes(path, size))
+        return _stream(fd, offset, limit, max_bytes)
+    text = _decode(_read_bytes(fd, size))
     total = text.count("\n") + 1
     start = min(offset, total)
     end = total if limit is None else min(start + limit, total)
@@ -201,12 +200,13 @@ class _Collector:
         self.used += _utf8_len(kept)
 
 
-def _stream(path: str, offset: int, limit: int | None, max_bytes: int | None) -> TextWindow:
+def _stream(fd: int, offset: int, limit: int | None, max_bytes: int | None) -> TextWindow:
     end_line = None if limit is None else offset + limit
     out = _Collector(max_bytes)
     line = 0
     stopped = False
-    with open(path, "rb") as fh:
+    with open(fd, "rb", closefd=False) as fh:
+        fh.seek(0)
         encoding = _sample_encoding(fh.read(_SAMPLE))
         if encoding != "utf-8":
             raise LargeTextError(

@@ -17,7 +17,10 @@ Ignore rules are applied to entries *as files* (no trailing slash), so a directo
 pattern such as ``build/`` does not hide the directory itself, as in the reference. ``ignore``
 patterns match the entry name only: ``*`` and ``?`` are wildcards, everything else is literal.
 
-Unlike 0.24.4, a path outside the workspace directories is refused at validation time.
+Unlike 0.24.4, a path outside the workspace directories is refused at validation time, and
+again on the opened directory descriptor (a name swapped for an outside symlink since is
+refused, never listed). Names holding control characters are shown escaped
+(:func:`._paths.escape_control_chars`), so no name can add a line to the listing.
 """
 
 from __future__ import annotations
@@ -38,10 +41,12 @@ from qwen_tools._contract.errors import ToolError, ToolErrorType
 from qwen_tools._contract.invocation import BaseToolInvocation, ToolInvocation, UpdateOutput
 from qwen_tools._contract.kinds import Kind
 from qwen_tools._contract.results import ToolResult
+from qwen_tools._fs.confined import OutsideRootsError
 from qwen_tools._jstext import js_trim
 
 from ._collation import collation_key
 from ._paths import (
+    escape_control_chars,
     js_resolve,
     make_relative,
     node_error_message,
@@ -52,6 +57,7 @@ from ._paths import (
 __all__ = ["ListDirectoryTool"]
 
 MAX_ENTRY_COUNT = 100
+_DIR_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_DIRECTORY
 
 _DESCRIPTION = (
     "Shows the files and subdirectories found directly inside one directory (no recursion). "
@@ -143,15 +149,49 @@ class ListDirectoryInvocation(BaseToolInvocation[dict[str, Any]]):
         """List the directory in a worker thread."""
         return await anyio.to_thread.run_sync(self._list)
 
+    def _outside(self) -> ToolResult:
+        message = self.config.workspace_error()
+        return ToolResult.failure(message, ToolErrorType.PATH_NOT_IN_WORKSPACE)
+
     def _list(self) -> ToolResult:
         path: str = self.params["path"]
+        workspace = self.config.workspace
+        if not workspace.is_path_within_workspace(path):
+            return self._outside()
+        # The directory is listed from a descriptor checked to lie inside the workspace: a
+        # name swapped for an outside symlink since validation is refused here, not listed.
+        try:
+            fd = workspace.open(path, _DIR_FLAGS)
+        except OutsideRootsError:
+            return self._outside()
+        except OSError as exc:
+            return self._open_failure(path, exc)
+        try:
+            try:
+                names = os.listdir(fd)
+            except OSError as exc:
+                message = "Error listing directory: " + node_error_message(exc, "scandir", path)
+                return _error(
+                    message, "Failed to list directory.", ToolErrorType.LS_EXECUTION_ERROR
+                )
+            if not names:
+                return ToolResult(
+                    llm_content=f"Directory {path} is empty.",
+                    return_display="Directory is empty.",
+                )
+            entries, git_count, qwen_count = self._collect(path, fd, names)
+        finally:
+            os.close(fd)
+        return self._format(path, entries, git_count, qwen_count)
+
+    def _open_failure(self, path: str, exc: OSError) -> ToolResult:
+        """The reference's wording for a path that could not be opened as a directory."""
         if not self.config.workspace.is_path_within_workspace(path):
-            message = self.config.workspace_error()
-            return ToolResult.failure(message, ToolErrorType.PATH_NOT_IN_WORKSPACE)
+            return self._outside()  # the name itself leads outside by now
         try:
             info = os.stat(path)
-        except OSError as exc:
-            message = "Error listing directory: " + node_error_message(exc, "stat", path)
+        except OSError as stat_exc:
+            message = "Error listing directory: " + node_error_message(stat_exc, "stat", path)
             return _error(message, "Failed to list directory.", ToolErrorType.LS_EXECUTION_ERROR)
         if not stat.S_ISDIR(info.st_mode):
             return _error(
@@ -159,19 +199,10 @@ class ListDirectoryInvocation(BaseToolInvocation[dict[str, Any]]):
                 "Path is not a directory.",
                 ToolErrorType.PATH_IS_NOT_A_DIRECTORY,
             )
-        try:
-            names = os.listdir(path)
-        except OSError as exc:
-            message = "Error listing directory: " + node_error_message(exc, "scandir", path)
-            return _error(message, "Failed to list directory.", ToolErrorType.LS_EXECUTION_ERROR)
-        if not names:
-            return ToolResult(
-                llm_content=f"Directory {path} is empty.", return_display="Directory is empty."
-            )
-        entries, git_count, qwen_count = self._collect(path, names)
-        return self._format(path, entries, git_count, qwen_count)
+        message = "Error listing directory: " + node_error_message(exc, "scandir", path)
+        return _error(message, "Failed to list directory.", ToolErrorType.LS_EXECUTION_ERROR)
 
-    def _collect(self, path: str, names: list[str]) -> tuple[list[_Entry], int, int]:
+    def _collect(self, path: str, fd: int, names: list[str]) -> tuple[list[_Entry], int, int]:
         root = str(self.config.target_dir)
         service = self.config.file_service
         options = self._options()
@@ -190,7 +221,7 @@ class ListDirectoryInvocation(BaseToolInvocation[dict[str, Any]]):
             if any(p.fullmatch(name) for p in patterns):
                 continue
             try:
-                info = os.stat(js_resolve(root, relative))
+                info = os.stat(name, dir_fd=fd)  # follows a symlink, as the reference's stat
             except OSError:
                 continue  # dangling symlink or vanished entry: skipped silently
             entries.append(_Entry(name, stat.S_ISDIR(info.st_mode)))
@@ -205,7 +236,9 @@ class ListDirectoryInvocation(BaseToolInvocation[dict[str, Any]]):
         limit = min(MAX_ENTRY_COUNT, lines_limit) if lines_limit > 0 else MAX_ENTRY_COUNT
         truncated = total > limit
         shown = entries[:limit] if truncated else entries
-        listing = "\n".join(("[DIR] " if e.is_directory else "") + e.name for e in shown)
+        listing = "\n".join(
+            ("[DIR] " if e.is_directory else "") + escape_control_chars(e.name) for e in shown
+        )
         message = f"Listed {total} item(s) in {path}:\n---\n{listing}"
         if truncated:
             omitted = total - limit

@@ -1,8 +1,13 @@
 """``read_file``: the content of one file, windowed for text and inline for media.
 
-The content itself comes from :func:`._file_content.process_file` (the reference's
+The content itself comes from :mod:`._file_content` (the reference's
 ``processSingleFileContent``: text windows, notebooks, SVG, binary files, media, PDF). This
 module adds what the tool does around it, as Qwen Code 0.24.4 does:
+
+* **One checked open.** The file is opened once through the workspace's confined open, which
+  checks where the opened descriptor really lies; the type sniff, the read and the cache's
+  fingerprint all come from that descriptor. A name that was inside when validated but leads
+  outside when opened (swapped for a symlink meanwhile) gets the outside-the-workspace error.
 
 * **Header.** A text read that does not show the whole file is prefixed with
   ``Showing lines A-B of N total lines.\n\n---\n\n`` (``of at least N`` when a file over
@@ -19,8 +24,9 @@ module adds what the tool does around it, as Qwen Code 0.24.4 does:
 
 Deliberate differences from 0.24.4:
 
-* a path outside the workspace directories is refused at validation time
-  (``config.workspace_error()``; ``path_not_in_workspace`` if it only shows at execution);
+* a path outside the workspace directories (and the read-only directories such as the
+  session's saved tool output) is refused at validation time (``config.workspace_error()``;
+  ``path_not_in_workspace`` if it only shows at execution, on the opened descriptor);
 * ``absolute_path`` is accepted as an alias of ``file_path`` (one of them is required);
 * an ``offset`` at or past the last line is an error of type ``invalid_tool_params``
   (``Offset <o> is beyond the end of the file (<N> total lines).``) instead of an empty window;
@@ -51,7 +57,8 @@ from qwen_tools._contract.kinds import Kind
 from qwen_tools._contract.results import ToolResult
 from qwen_tools._jstext import js_trim
 
-from ._file_content import process_file
+from ._file_content import FileContent, open_for_read, process_opened, relative_for_display
+from ._file_open import OpenedFile
 from ._file_types import js_extname
 from ._paths import js_resolve, make_relative, shorten_path, unescape_path
 from ._pdf import PDF_MAX_PAGES_PER_READ, parse_page_range
@@ -159,27 +166,42 @@ class ReadFileInvocation(BaseToolInvocation[dict[str, Any]]):
 
     def _read(self) -> ToolResult:
         path: str = self.params["file_path"]
-        if not self.config.workspace.is_path_within_workspace(path):
+        if not self.config.workspace.is_path_readable(path):
             message = self.config.workspace_error()
             return ToolResult.failure(message, ToolErrorType.PATH_NOT_IN_WORKSPACE)
-        absolute = js_resolve(path)
+        rel = relative_for_display(path, str(self.config.target_dir))
+        # The one open, checked on its descriptor: everything below reads that descriptor.
+        opened = open_for_read(self.config, path, rel)
+        if isinstance(opened, FileContent):
+            return self._failure(opened)
+        with opened:
+            return self._read_opened(opened, rel)
+
+    @staticmethod
+    def _failure(content: FileContent) -> ToolResult:
+        display = content.display or "Error reading file"
+        return ToolResult(content.llm_content, return_display=display, error=content.error)
+
+    def _read_opened(self, opened: OpenedFile, rel: str) -> ToolResult:
+        absolute = js_resolve(opened.path)
         cache = self.config.session.read_cache
         full_request = not any(k in self.params for k in ("offset", "limit", "pages"))
-        if full_request and cache.is_unchanged_since_full_read(absolute):
-            rel = shorten_path(make_relative(absolute, str(self.config.target_dir)))
+        # Asked of the opened file's status, so an earlier read vouches only for this file.
+        if full_request and cache.is_unchanged_since_full_read(absolute, opened.info):
+            short = shorten_path(make_relative(absolute, str(self.config.target_dir)))
             return ToolResult(
-                llm_content=_UNCHANGED.format(rel=rel), return_display=f"Unchanged: {rel}"
+                llm_content=_UNCHANGED.format(rel=short), return_display=f"Unchanged: {short}"
             )
-        content = process_file(
+        content = process_opened(
             self.config,
-            path,
+            opened,
+            rel,
             offset=self.params.get("offset"),
             limit=self.params.get("limit"),
             pages=self.params.get("pages"),
         )
         if content.error is not None:
-            display = content.display or "Error reading file"
-            return ToolResult(content.llm_content, return_display=display, error=content.error)
+            return self._failure(content)
         cache.record_read(
             absolute,
             full=full_request,
@@ -244,7 +266,7 @@ class ReadFileTool(BaseDeclarativeTool[dict[str, Any]]):
         error = self._check_pages(params.get("pages"))
         if error is not None:
             return error
-        if not self.config.workspace.is_path_within_workspace(path):
+        if not self.config.workspace.is_path_readable(path):
             return self.config.workspace_error()
         service = self.config.file_service
         if service.should_qwen_ignore_file(path):

@@ -21,6 +21,10 @@ mentions); this is its last tool version, as older Qwen Code and gemini-cli ship
   then ``\\n--- End of content ---``; with nothing read, ``No files matching the criteria were
   found or all were skipped.`` The display is a Markdown summary of the files read and skipped.
 * Every file read is recorded in the session's read cache (full unless cut).
+* **Boundary.** Directories are walked through descriptors checked to lie inside the
+  workspace (or a read-only directory such as the saved tool output), and each file is read
+  through one checked descriptor: a name swapped for an outside symlink at any moment is
+  skipped as outside, never read. File names are shown with control characters escaped.
 """
 
 from __future__ import annotations
@@ -41,7 +45,8 @@ from qwen_tools._contract.results import ToolResult
 
 from ._file_content import FileContent
 from ._many_glob import DEFAULT_EXCLUDES, SearchAborted, search_files
-from ._many_reader import read_all
+from ._many_reader import outside_reason, read_all
+from ._paths import escape_control_chars
 
 __all__ = ["ReadManyFilesTool"]
 
@@ -174,8 +179,9 @@ class ReadManyFilesInvocation(BaseToolInvocation[dict[str, Any]]):
                 patterns,
                 self._excludes(),
                 directories,
-                workspace.is_path_within_workspace,
+                workspace.is_path_readable,
                 signal,
+                workspace.roots(readable=True),
             )
         except Exception as exc:  # the reference reports any failure of the search this way
             reason = _ABORTED if isinstance(exc, SearchAborted) else str(exc)
@@ -187,8 +193,7 @@ class ReadManyFilesInvocation(BaseToolInvocation[dict[str, Any]]):
                 error=ToolError(message, ToolErrorType.READ_MANY_FILES_SEARCH_ERROR),
             )
         skipped: list[tuple[str, str]] = [
-            (p, f"Security: Glob library returned path outside workspace. Path: {p}")
-            for p in found.outside
+            (escape_control_chars(p), outside_reason(p)) for p in found.outside
         ]
         files, git_ignored, qwen_ignored = self._filter(found.files, skipped)
         if git_ignored:
@@ -198,8 +203,7 @@ class ReadManyFilesInvocation(BaseToolInvocation[dict[str, Any]]):
         ordered = _utf16_sorted(files)
         lines = self.config.truncate_tool_output_lines
         limit = max(1, lines // max(1, len(ordered))) if lines > 0 else None
-        regular = {path for path in ordered if found.files[path][1]}
-        results = read_all(self.config, ordered, regular, list(self.params["paths"]), limit, signal)
+        results = read_all(self.config, ordered, list(self.params["paths"]), limit, signal)
         signal.throw_if_aborted()
         parts: list[PartUnion] = []
         processed: list[str] = []
@@ -218,7 +222,7 @@ class ReadManyFilesInvocation(BaseToolInvocation[dict[str, Any]]):
         """Drop ignored files (counted) and files outside the workspace (listed)."""
         options = self._filtering()
         service = self.config.file_service
-        inside = self.config.workspace.is_path_within_workspace
+        inside = self.config.workspace.is_path_readable
         kept: list[str] = []
         git_ignored = qwen_ignored = 0
         for path, (clean, _regular) in files.items():
@@ -229,8 +233,7 @@ class ReadManyFilesInvocation(BaseToolInvocation[dict[str, Any]]):
             elif clean or inside(path):
                 kept.append(path)
             else:
-                reason = f"Security: Glob library returned path outside workspace. Path: {path}"
-                skipped.append((path, reason))
+                skipped.append((escape_control_chars(path), outside_reason(path)))
         return kept, git_ignored, qwen_ignored
 
     @staticmethod
@@ -242,7 +245,7 @@ class ReadManyFilesInvocation(BaseToolInvocation[dict[str, Any]]):
             first, last = content.lines_shown
             header = f"Showing lines {first}-{last} of {content.total_label()} total lines."
             text = f"{header}\n---\n{text}"
-        return f"--- {path} ---\n\n{text}\n\n"
+        return f"--- {escape_control_chars(path)} ---\n\n{text}\n\n"
 
     def _summary(self, processed: list[str], skipped: list[tuple[str, str]]) -> str:
         message = f"### ReadManyFiles Result (Target Dir: `{self.config.target_dir}`)\n\n"
