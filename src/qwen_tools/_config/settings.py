@@ -2,9 +2,9 @@
 
 Four files take part, merged in this order (a later file wins): system defaults, user,
 workspace, system. Each is JSON with ``//`` and ``/* */`` comments (no trailing commas), may
-start with a BOM and may be missing. Legacy v1 flat keys are moved to their v2 place, and
-``$VAR`` / ``${VAR}`` references in string values are expanded from the environment. Nothing is
-ever written back: the files are shared with Qwen Code.
+start with a BOM and may be missing. Legacy v1 flat keys and the seeds' spellings are moved to
+their v2 place (:mod:`.legacy_keys`), and ``$VAR`` / ``${VAR}`` references in string values are
+expanded from the environment. Nothing is ever written back: the files are shared with Qwen Code.
 
 The typed view of the tool-related keys lives in :mod:`qwen_tools._config.tool_settings`.
 """
@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .folder_trust import trust_verdict
+from .legacy_keys import accept_seed_names, migrate_v1
 
 __all__ = ["LoadedSettings", "SettingScope", "SettingsError", "SettingsFile", "load_settings"]
 
@@ -154,51 +155,6 @@ def _read_text(path: Path, what: str) -> str | None:
             f"cannot read it: {reason}", path=path, problem=f"Unreadable {what}"
         ) from None
     return raw.decode("utf-8", errors="replace")
-
-
-# -- v1 → v2 migration ---------------------------------------------------------------------
-
-# Only the legacy keys that matter to the tools system (and to folder trust) are moved.
-_V1_TO_V2: dict[str, str] = {
-    "coreTools": "tools.core", "excludeTools": "tools.exclude", "allowedTools": "tools.allowed",
-    "toolDiscoveryCommand": "tools.discoveryCommand", "toolCallCommand": "tools.callCommand",
-    "mcpServerCommand": "mcp.serverCommand", "allowMCPServers": "mcp.allowed",
-    "excludeMCPServers": "mcp.excluded", "approvalMode": "tools.approvalMode",
-    "useRipgrep": "tools.useRipgrep", "fileFiltering": "context.fileFiltering",
-    "includeDirectories": "context.includeDirectories", "autoAccept": "tools.autoAccept",
-    "sandbox": "tools.sandbox", "shouldUseNodePtyShell": "tools.shell.enableInteractiveShell",
-    "shellPager": "tools.shell.pager", "shellShowColor": "tools.shell.showColor",
-    "folderTrust": "security.folderTrust.enabled",
-    "folderTrustFeature": "security.folderTrust.featureEnabled",
-    "excludedProjectEnvVars": "advanced.excludedEnvVars",
-}  # fmt: skip
-
-# Top-level v2 sections: an object under one of these names is already in v2 shape.
-_V2_CONTAINERS = frozenset(
-    {"ui", "tools", "mcp", "advanced", "model", "general", "context", "security", "ide"}
-    | {"privacy", "telemetry", "extensions"}
-)
-
-
-def _migrate_v1(data: dict[str, Any]) -> dict[str, Any]:
-    """Move legacy flat keys to their v2 place when that place is still free (in memory only)."""
-    version = data.get("$version")
-    if isinstance(version, int | float) and not isinstance(version, bool) and version >= 2:
-        return data
-    for old, new in _V1_TO_V2.items():
-        if old not in data or (old in _V2_CONTAINERS and isinstance(data[old], dict)):
-            continue
-        value = data.pop(old)
-        *parents, leaf = new.split(".")
-        node: Any = data
-        for part in parents:
-            node = node.setdefault(part, {})
-            if not isinstance(node, dict):
-                data[old] = value  # the v2 parent is not an object: leave the key alone
-                break
-        else:
-            node.setdefault(leaf, value)
-    return data
 
 
 # -- environment variables -----------------------------------------------------------------
@@ -335,7 +291,7 @@ def _load_file(scope: SettingScope, path: Path, env: Mapping[str, str]) -> Setti
     text = _read_text(path, "settings file")
     if text is None:
         return SettingsFile(scope, path, {}, exists=False)
-    data = _expand_env(_migrate_v1(_parse_jsonc(text, path)), env)
+    data = _expand_env(accept_seed_names(migrate_v1(_parse_jsonc(text, path), path)), env)
     return SettingsFile(scope, path, data, exists=True)
 
 

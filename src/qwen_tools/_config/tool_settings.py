@@ -5,12 +5,15 @@
 reports a value of the wrong type or shape as a :class:`SettingsError` naming the file whose value
 won and the dotted key. Keys it does not use are never looked at. The one exception is an
 ``mcpServers`` entry: a bad entry is kept with its :attr:`McpServerConfig.error`, so only that
-server is lost (it is reported as disconnected with that reason).
+server is lost (it is reported as disconnected with that reason). ``mcp.serverCommand`` adds (or
+replaces) the stdio server named ``mcp``, as in Qwen Code.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -304,6 +307,30 @@ def _mcp_server(reader: _Reader, name: str, raw: Any) -> McpServerConfig:
     return replace(config, error=problems[0]) if problems else config
 
 
+def _server_command_entry(command: str) -> McpServerConfig:
+    """The ``mcp`` server of ``mcp.serverCommand`` (Qwen Code's ``populateMcpServerCommand``).
+
+    The command is split as a shell would (quotes, escapes; ``$VAR`` was expanded when the file
+    was read); a shell operator (``|``, ``&&``, ``;``, ``>``, ``(`` …) cannot be run without a
+    shell and makes the entry fail with Qwen Code's ``failed to parse mcpServerCommand: <cmd>``.
+    It runs in the project root, like every stdio server without ``cwd``.
+    """
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        words = list(lexer)
+    except ValueError:
+        words = ["("]
+    if any(_SHELL_OPERATOR.fullmatch(word) for word in words):
+        return McpServerConfig(error=f"failed to parse mcpServerCommand: {command}")
+    if not words:
+        return McpServerConfig(error=MCP_MISSING_TRANSPORT)
+    return McpServerConfig(command=words[0], args=tuple(words[1:]))
+
+
+_SHELL_OPERATOR = re.compile(r"[();<>|&]+")
+
+
 def _server_names(values: tuple[str, ...] | None) -> tuple[str, ...] | None:
     """Drop empty names and duplicates, as Qwen Code does for ``mcp.allowed`` / ``mcp.excluded``."""
     return None if values is None else tuple(dict.fromkeys(v for v in values if v))
@@ -334,6 +361,9 @@ def parse_tool_settings(loaded: LoadedSettings) -> ToolSettings:
         else custom_ignore,
     )
     servers = {name: _mcp_server(r, name, raw) for name, raw in r.section("mcpServers").items()}
+    server_command = r.string("mcp", "serverCommand") or None
+    if server_command is not None:
+        servers["mcp"] = _server_command_entry(server_command)
     return ToolSettings(
         core=core or None,
         exclude=r.strings("tools", "exclude") or (),
@@ -348,7 +378,7 @@ def parse_tool_settings(loaded: LoadedSettings) -> ToolSettings:
         tool_output_batch_budget=r.int_default("tools", "toolOutputBatchBudget", default=200000),
         use_ripgrep=r.boolean("tools", "useRipgrep", default=True),
         mcp_servers=servers,
-        mcp_server_command=r.string("mcp", "serverCommand") or None,
+        mcp_server_command=server_command,
         mcp_allowed=_server_names(r.strings("mcp", "allowed")),
         mcp_excluded=_server_names(r.strings("mcp", "excluded")) or (),
         file_filtering=filtering,
