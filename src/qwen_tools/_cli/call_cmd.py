@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .context import (
     CliConfigError,
     CliSession,
-    mcp_connected,
+    mcp_on_demand,
     open_session,
     report_config_error,
 )
@@ -28,8 +28,8 @@ T = TypeVar("T")
 
 
 async def _in_mcp_session(session: CliSession, body: Callable[[], Awaitable[T]]) -> T:
-    """Run ``body`` with the configured MCP servers connected and their tools registered."""
-    async with mcp_connected(session):
+    """Run ``body`` with MCP servers connected on demand (see :func:`mcp_on_demand`)."""
+    async with mcp_on_demand(session):
         return await body()
 
 
@@ -89,6 +89,7 @@ async def _run_one(
     from .._contract.abort import AbortController
     from .._execution.scheduler import ToolCallEvent, ToolScheduler
 
+    await session.ensure_tool(request.name)
     controller = AbortController()
     scheduler = ToolScheduler(session.registry, session.config, confirm=confirm)
     if live:

@@ -1,4 +1,10 @@
-"""Building the session (``Config`` + ``ToolRegistry``) for a CLI command from its arguments."""
+"""Building the session (``Config`` + ``ToolRegistry``) for a CLI command from its arguments.
+
+MCP servers join a session in one of two ways: :func:`mcp_connected` connects them all before
+the block (listing commands, the agent, which must declare every tool), :func:`mcp_on_demand`
+connects a server only when a call asks for a tool the registry lacks (``call``: built-in and
+discovered tools never wait for an MCP server).
+"""
 
 from __future__ import annotations
 
@@ -7,12 +13,16 @@ import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .._config.config import Config
 from .._config.settings import SettingsError
 from .._config.tool_settings import ApprovalMode
 from .._registry.defaults import build_registry
 from .._registry.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from .._mcp.on_demand import McpOnDemand
 
 
 @dataclass
@@ -21,6 +31,13 @@ class CliSession:
 
     config: Config
     registry: ToolRegistry
+    mcp: McpOnDemand | None = None
+    """Set inside :func:`mcp_on_demand`: connects MCP servers as their tools are asked for."""
+
+    async def ensure_tool(self, name: str) -> None:
+        """Make tool ``name`` available if an MCP server may offer it (no-op otherwise)."""
+        if self.mcp is not None:
+            await self.mcp.ensure_tool(name)
 
 
 class CliConfigError(Exception):
@@ -58,6 +75,9 @@ def open_session(args: argparse.Namespace, *, interactive: bool = True) -> CliSe
     """
     config = load_config(args)
     config.interactive = interactive
+    from .._execution.persisted_output import allow_reading_saved_output
+
+    allow_reading_saved_output(config)
     if config.settings.discovery_command:
         import asyncio
 
@@ -83,6 +103,27 @@ async def mcp_connected(session: CliSession) -> AsyncIterator[CliSession]:
     async with McpManager(session.config) as manager:
         await register_mcp_tools(session.registry, manager)
         yield session
+
+
+@asynccontextmanager
+async def mcp_on_demand(session: CliSession) -> AsyncIterator[CliSession]:
+    """For the block, connect an MCP server only when a call needs one of its tools.
+
+    :meth:`CliSession.ensure_tool` does the connecting; servers started are closed at the end.
+    Without ``mcpServers`` in the settings this does nothing (and imports nothing).
+    """
+    if not session.config.settings.mcp_servers:
+        yield session
+        return
+    from .._mcp.manager import McpManager
+    from .._mcp.on_demand import McpOnDemand
+
+    async with McpOnDemand(session.registry, McpManager(session.config)) as on_demand:
+        session.mcp = on_demand
+        try:
+            yield session
+        finally:
+            session.mcp = None
 
 
 def report_config_error(error: CliConfigError) -> None:

@@ -33,6 +33,7 @@ from .persisted_output import (
     PERSISTED_OUTPUT_OPEN,
     TOOL_OUTPUT_TRUNCATED_PREFIX,
     Keep,
+    allow_reading_saved_output,
     cut_text,
     is_already_truncated,
     limit,
@@ -222,7 +223,9 @@ def apply_output_budget(
 
     A threshold or line limit ≤ 0 in the settings switches that limit off (a threshold ≤ 0
     also switches the gate off). Failed results come back unchanged, as does a result with
-    nothing to do.
+    nothing to do. A text display longer than what the model now gets becomes that text
+    (never the whole output again), and the saved-output directory is made readable by the
+    read tools (:func:`~.persisted_output.allow_reading_saved_output`).
     """
     if result.error is not None:
         return result
@@ -233,7 +236,11 @@ def apply_output_budget(
     content = _truncate(tool, content, config)
     if content is result.llm_content:
         return result
-    return dataclasses.replace(result, llm_content=content)
+    allow_reading_saved_output(config)
+    display = result.return_display
+    if isinstance(display, str) and len(display) > len(shown := _gate_text(content)):
+        display = shown
+    return dataclasses.replace(result, llm_content=content, return_display=display)
 
 
 # -- per batch --------------------------------------------------------------------------------

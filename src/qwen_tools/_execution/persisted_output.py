@@ -11,9 +11,14 @@ Two mechanisms, both as Qwen Code 0.24.4 words and measures them (``tools/trunca
   stub of :func:`build_stub` (a 2,000-character preview and the file's sha256). A session
   writes at most 500 MB there, one file at most 50 MB.
 
-Files are private (mode 0600) and written atomically. Lengths are counted in code points
-(the reference counts UTF-16 units; the two agree unless the text has characters beyond the
-Basic Multilingual Plane).
+Files are private (mode 0600, in directories of mode 0700) and written atomically. Lengths
+are counted in code points (the reference counts UTF-16 units; the two agree unless the text
+has characters beyond the Basic Multilingual Plane).
+
+The model is told to read a saved file with ``read_file``, so the project temp dir is a
+*read-only* root of the session's workspace (:func:`allow_reading_saved_output`): the read
+tools accept paths beneath it, the write tools do not. It is registered only when it is a real
+directory of ours that nobody else may write to.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import math
 import os
 import re
 import secrets
+import stat
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,6 +62,7 @@ _SEPARATOR = f"\n\n---\n{TRUNCATION_MARKER}\n---\n\n"
 _ELLIPSIS = "..."
 _READ_FILE = "read_file"
 _FILE_MODE = 0o600
+_DIR_MODE = 0o700
 _TAG_RE = re.compile(r"</?(?:persisted-output|system-reminder)>")
 
 
@@ -165,13 +172,44 @@ def _utf8(text: str) -> bytes:
         return re.sub("[\ud800-\udfff]", "\ufffd", text).encode("utf-8")
 
 
+def _make_private_dir(path: Path) -> None:
+    """Create ``path`` (mode 0700) and its missing parents (their usual mode)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(FileExistsError):
+        path.mkdir(mode=_DIR_MODE)
+
+
+def allow_reading_saved_output(config: Config) -> Path | None:
+    """Make the project temp dir (where outputs are saved) readable by the read tools.
+
+    Creates it (mode 0700) when missing. It is added as a read-only root of
+    ``config.workspace`` only if it is a real directory (not a symlink) owned by us; group
+    and other permissions are taken away if it had any. Returns it, or ``None`` when it was
+    not registered (logged).
+    """
+    directory = config.get_project_temp_dir()
+    try:
+        _make_private_dir(directory)
+        info = os.lstat(directory)
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+            _log.warning("Not reading saved outputs from %s: not a directory of ours", directory)
+            return None
+        if info.st_mode & 0o077:
+            os.chmod(directory, _DIR_MODE, follow_symlinks=False)
+        config.workspace.add_readonly_directory(directory)
+    except (OSError, ValueError) as exc:
+        _log.warning("Not reading saved outputs from %s: %s", directory, exc)
+        return None
+    return directory
+
+
 def _write_private(path: Path, data: bytes, *, replace_link: bool = False) -> None:
-    """Write ``data`` atomically with mode 0600, creating the directories.
+    """Write ``data`` atomically with mode 0600, creating the directories (mode 0700).
 
     With ``replace_link`` an existing entry at ``path`` (even a symlink) is replaced, never
     followed, and the new file always gets mode 0600.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
+    _make_private_dir(path.parent)
     if not replace_link:
         write_bytes_atomic(path, data, mode=_FILE_MODE)
         return
@@ -320,6 +358,7 @@ def persist_tool_result(
     output_file = temp_dir / "tool-results" / f"{safe}.txt"
     try:
         _write_private(output_file, data, replace_link=True)
+        allow_reading_saved_output(config)
         return Persisted(build_stub(content, size, str(output_file)), str(output_file), size)
     except OSError as exc:
         _log.warning("Failed to persist tool result: %s", exc)

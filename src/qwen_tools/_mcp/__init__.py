@@ -8,7 +8,9 @@
 * :mod:`.connection` — one server: its session task, status, tools and calls;
 * :mod:`.manager` — every admitted server, started in parallel; the tools they offer;
 * :mod:`.tool` — :class:`McpTool`, the declarative tool wrapping one server tool;
-* :mod:`.registration` — putting those tools into a :class:`~qwen_tools.ToolRegistry`.
+* :mod:`.registration` — putting those tools into a :class:`~qwen_tools.ToolRegistry`;
+* :mod:`.on_demand` — servers connected only when one of their tools is asked for;
+* :mod:`.sdk_logs` — the SDK's tracebacks moved to the debug log.
 
 Nothing here imports the ``mcp`` SDK at import time (it is the optional ``mcp`` extra); the
 SDK is loaded when a server is first connected.

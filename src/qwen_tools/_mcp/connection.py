@@ -7,7 +7,9 @@ and listing) has a deadline — the discovery cap — after which the server cos
 than a ``disconnected`` status with its reason.
 
 A server that dies (its read stream ends) is marked ``disconnected`` at once; the next call
-reconnects it on demand (:meth:`McpConnection.reconnect`).
+reconnects it on demand (:meth:`McpConnection.reconnect`). A server that sends something that
+is not a JSON-RPC message (garbage on stdout) gets one warning line for the whole connection's
+life; the rest go to the debug log (the SDK's tracebacks too, see :mod:`.sdk_logs`).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import anyio
 
 from .._config.tool_settings import McpServerConfig
 from .admission import discovery_timeout_ms
+from .sdk_logs import quiet_sdk_tracebacks
 from .transport import McpConfigError, StderrLog, open_transport
 
 if TYPE_CHECKING:
@@ -94,6 +97,36 @@ def describe_error(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
+def failure_text(name: str, reason: str) -> str:
+    """``MCP server '<name>': <reason>``, without naming the server twice."""
+    prefix = f"MCP server '{name}'"
+    return reason if reason.startswith(prefix) else f"{prefix}: {reason}"
+
+
+def unavailable_text(name: str, reason: str | None) -> str:
+    """``MCP server '<name>' is not connected: <reason>`` (the reason without the name)."""
+    prefix = f"MCP server '{name}'"
+    why = reason or "not started"
+    if why.startswith(prefix):
+        why = why[len(prefix) :].lstrip(": ") or why
+    return f"{prefix} is not connected: {why}"
+
+
+def short_error(exc: BaseException) -> str:
+    """One line about ``exc``: a validation error's first message and input, else its text."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        try:
+            first = errors()[0]
+            text = f"{first['msg']}: {str(first.get('input'))[:60]!r}"
+        except (IndexError, KeyError, TypeError, ValueError):
+            text = ""
+        if text:
+            return text
+    lines = str(exc).strip().splitlines()
+    return lines[0][:200] if lines else type(exc).__name__
+
+
 def _visible_to_model(meta: Any) -> bool:
     ui = meta.get("ui") if isinstance(meta, dict) else None
     if not isinstance(ui, dict) or ui.get("visibility") is None:
@@ -145,6 +178,7 @@ class McpConnection:
         self._attempt: _Attempt | None = None
         self._lock = asyncio.Lock()
         self._closed = False
+        self._invalid_reported = False
 
     def __repr__(self) -> str:
         return f"McpConnection({self.name!r}, status={self.status.value!r})"
@@ -224,7 +258,7 @@ class McpConnection:
         if self._attempt is not attempt:
             return
         if self.status is not McpServerStatus.DISCONNECTED and reason is not None:
-            logger.warning("MCP server '%s': %s", self.name, reason)
+            logger.warning("%s", failure_text(self.name, reason))
         self.status = McpServerStatus.DISCONNECTED
         if reason is not None:
             self.error = reason
@@ -239,6 +273,15 @@ class McpConnection:
             # task refines it, with the stderr tail, once the transport is torn down)
             if self._attempt is attempt and self.error is None:
                 self.error = "Connection closed"
+
+    def _on_invalid_message(self, exc: Exception) -> None:
+        where = "on stdout" if self.config.transport == "stdio" else "from the server"
+        line = f"MCP server '{self.name}': invalid JSON-RPC message {where} ({short_error(exc)})"
+        if self._invalid_reported:
+            logger.debug("%s", line)
+            return
+        self._invalid_reported = True
+        logger.warning("%s", line)
 
     async def _list_roots(self, context: ClientRequestContext) -> ListRootsResult:
         from mcp_types import ListRootsResult, Root
@@ -282,12 +325,14 @@ class McpConnection:
         from mcp.client import Client
         from mcp_types import Implementation
 
+        quiet_sdk_tracebacks()
         transport = open_transport(
             self.name,
             self.config,
             default_cwd=self._default_cwd,
             stderr=stderr,
             on_closed=lambda: self._on_stream_closed(attempt),
+            on_invalid=self._on_invalid_message,
             # an SSE stream may stay silent for as long as a call may last
             read_timeout=max(3600.0, (self.config.timeout or 600_000) / 1000 + 60),
         )

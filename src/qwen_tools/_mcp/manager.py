@@ -12,18 +12,23 @@ A server that fails, hangs past its discovery cap (stdio 30 s, remote 5 s, or it
 transport, a field of the wrong type: :attr:`McpServerConfig.error`) is never started; it is
 ``disconnected`` from the start, with that error as its reason (logged once). Roots offered to
 servers are the workspace directories.
+
+:meth:`McpManager.connect` connects only some servers (``qwen-tools call`` connects a server
+when one of its tools is first asked for, so built-in calls never wait for any server);
+:meth:`McpManager.attempted` tells which were tried.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Iterable
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
 from .admission import admitted_servers, is_tool_enabled
-from .connection import McpConnection, McpServerStatus
+from .connection import McpConnection, McpServerStatus, failure_text
 from .naming import assign_tool_names, tool_aliases
 from .tool import McpTool
 
@@ -61,6 +66,7 @@ class McpManager:
         }
         self.started = False
         """Whether :meth:`start` has run."""
+        self._attempted: set[str] = set()
 
     def _roots(self) -> list[Path]:
         return [Path(d) for d in self.config.workspace.directories]
@@ -107,11 +113,24 @@ class McpManager:
         """The instructions the server sent when it connected."""
         return self._connections[name].instructions
 
+    def attempted(self, name: str) -> bool:
+        """Whether server ``name`` was connected (or tried) by :meth:`start` or :meth:`connect`."""
+        return name in self._attempted
+
     async def start(self) -> None:
         """Connect every admitted server in parallel; returns when each is settled."""
         self.started = True
+        await self.connect(self._connections)
+
+    async def connect(self, names: Iterable[str]) -> None:
+        """Connect the servers ``names`` in parallel; returns when each is settled.
+
+        Each waits at most its own discovery cap; a failure costs only that server.
+        """
         usable: list[McpConnection] = []
-        for connection in self._connections.values():
+        for name in dict.fromkeys(names):
+            connection = self._connections[name]
+            self._attempted.add(name)
             if connection.config.error is None:
                 usable.append(connection)
             else:
@@ -122,7 +141,7 @@ class McpManager:
     def _reject(connection: McpConnection, reason: str) -> None:
         """Mark a server whose settings entry is unusable as disconnected, with the reason."""
         if connection.error != reason:
-            logger.warning("MCP server '%s': %s", connection.name, reason)
+            logger.warning("%s", failure_text(connection.name, reason))
         connection.status = McpServerStatus.DISCONNECTED
         connection.error = reason
 

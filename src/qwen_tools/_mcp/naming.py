@@ -119,3 +119,37 @@ def tool_aliases(server: str, tool: str, name: str) -> tuple[str, ...]:
         if alias != name and alias not in found:
             found.append(alias)
     return tuple(found)
+
+
+_KEPT_WHEN_CUT = 28
+"""Characters of a name every cut above keeps (the legacy form keeps the first 28)."""
+_MAYBE_CUT = 55
+
+
+def may_name_a_tool_of(name: str, server: str) -> bool:
+    """Whether ``name`` may be one of our names, or a 0.24.4 alias, of a tool of ``server``.
+
+    Decided from the name alone, before the server is connected; a long name that may have
+    been cut matches on its first characters, so the answer may be a false "yes", never a
+    false "no".
+    """
+    reference = f"mcp__{server}{SEPARATOR}"
+    prefixes = (
+        sanitize(server) + SEPARATOR,
+        sanitize(reference),
+        "tool_" + sanitize(reference),
+        _LEGACY_UNSAFE.sub("_", reference),
+    )
+    for prefix in prefixes:
+        if name.startswith(prefix):
+            return True
+        if len(name) >= _MAYBE_CUT:
+            kept = min(len(prefix), _KEPT_WHEN_CUT)
+            if name[:kept] == prefix[:kept]:
+                return True
+    return False
+
+
+def may_be_mcp_tool_name(name: str) -> bool:
+    """Whether ``name`` has the shape of an MCP tool's name (a ``__`` in it, or cut long)."""
+    return SEPARATOR in name or len(name) >= _MAYBE_CUT

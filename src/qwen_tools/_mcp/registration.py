@@ -4,6 +4,10 @@
 (a reconnected server may list different ones). A tool whose name is taken by a non-MCP tool
 is skipped with a warning. :func:`resolve_mcp_alias` finds a tool by one of its aliases —
 Qwen Code 0.24.4's ``mcp__<server>__<tool>`` names — for a registry look-up that missed.
+
+The registry also gets a hint (:func:`unavailable_server_note`): a call of a tool of a server
+that failed to connect is answered with the server's name and reason, after the reference's
+"not found" sentence, instead of name suggestions.
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from .._registry.registry import ToolRegistrationError
+from .connection import McpServerStatus, unavailable_text
+from .naming import may_name_a_tool_of
 
 if TYPE_CHECKING:
     from .._contract.declarative import BaseDeclarativeTool
@@ -29,6 +35,12 @@ async def register_mcp_tools(registry: ToolRegistry, manager: McpManager) -> lis
     """
     if not manager.started:
         await manager.start()
+    return sync_mcp_tools(registry, manager)
+
+
+def sync_mcp_tools(registry: ToolRegistry, manager: McpManager) -> list[McpTool]:
+    """Register the tools of the servers connected now (starting none); returns them."""
+    registry.set_missing_tool_hint("mcp", lambda name: unavailable_server_note(manager, name))
     for server in manager.server_names:
         registry.remove_tools_by_server(server)
     registered: list[McpTool] = []
@@ -42,6 +54,18 @@ async def register_mcp_tools(registry: ToolRegistry, manager: McpManager) -> lis
             continue
         registered.append(tool)
     return registered
+
+
+def unavailable_server_note(manager: McpManager, name: str) -> str | None:
+    """Why tool ``name`` is missing if it may belong to a server that was tried and failed."""
+    notes = [
+        unavailable_text(server, manager.last_error(server))
+        for server in manager.server_names
+        if manager.attempted(server)
+        and manager.status(server) is not McpServerStatus.CONNECTED
+        and may_name_a_tool_of(name, server)
+    ]
+    return " ".join(f"{note}." if not note.endswith(".") else note for note in notes) or None
 
 
 def resolve_mcp_alias(registry: ToolRegistry, name: str) -> BaseDeclarativeTool[Any] | None:

@@ -6,7 +6,8 @@ send the entry's ``headers``. A stdio server's stderr goes to a temporary file w
 explains a failed start.
 
 Every transport's read stream is watched: when it ends (the process exited, the connection
-dropped) ``on_closed`` is called, so the connection learns of the death before the next call.
+dropped) ``on_closed`` is called, so the connection learns of the death before the next call;
+an item that is not a message (a line of garbage on a server's stdout) goes to ``on_invalid``.
 """
 
 from __future__ import annotations
@@ -34,14 +35,24 @@ class McpConfigError(Exception):
 
 
 class _WatchedReadStream:
-    """A read stream that calls ``on_closed`` once, when the stream it wraps ends."""
+    """A read stream that calls ``on_closed`` once, when the stream it wraps ends, and
+    ``on_invalid`` for every item that is an error instead of a message."""
 
     def __init__(
-        self, inner: ReadStream[SessionMessage | Exception], on_closed: Callable[[], None]
+        self,
+        inner: ReadStream[SessionMessage | Exception],
+        on_closed: Callable[[], None],
+        on_invalid: Callable[[Exception], None] | None = None,
     ) -> None:
         self._inner = inner
         self._on_closed = on_closed
+        self._on_invalid = on_invalid
         self._fired = False
+
+    def _seen(self, item: SessionMessage | Exception) -> SessionMessage | Exception:
+        if isinstance(item, Exception) and self._on_invalid is not None:
+            self._on_invalid(item)
+        return item
 
     def _closed(self) -> None:
         if not self._fired:
@@ -54,7 +65,7 @@ class _WatchedReadStream:
 
     async def receive(self) -> SessionMessage | Exception:
         try:
-            return await self._inner.receive()
+            return self._seen(await self._inner.receive())
         except Exception:
             self._closed()
             raise
@@ -67,7 +78,7 @@ class _WatchedReadStream:
 
     async def __anext__(self) -> SessionMessage | Exception:
         try:
-            return await self._inner.__anext__()
+            return self._seen(await self._inner.__anext__())
         except (StopAsyncIteration, Exception):
             self._closed()
             raise
@@ -153,6 +164,7 @@ async def open_transport(
     default_cwd: Path,
     stderr: StderrLog | None,
     on_closed: Callable[[], None],
+    on_invalid: Callable[[Exception], None] | None = None,
     read_timeout: float = 3600.0,
 ) -> AsyncIterator[TransportStreams]:
     """Connect to server ``name``; yields the (watched) read stream and the write stream."""
@@ -177,4 +189,4 @@ async def open_transport(
             "and command (for stdio)."
         )
     async with transport as (read_stream, write_stream):
-        yield _WatchedReadStream(read_stream, on_closed), write_stream
+        yield _WatchedReadStream(read_stream, on_closed, on_invalid), write_stream

@@ -35,6 +35,7 @@ class ToolRegistry:
 
     def __init__(self, tools: Iterable[AnyTool] = ()) -> None:
         self._tools: dict[str, AnyTool] = {}
+        self._missing_hints: dict[str, Callable[[str], str | None]] = {}
         self.deny_rule: DenyRule | None = None
         """Names the whole-tool deny rule that keeps a tool out (set from the settings)."""
         for tool in tools:
@@ -116,8 +117,23 @@ class ToolRegistry:
         )
 
     def unknown_tool_message(self, name: str) -> str:
-        """The reference's not-found message, with "Did you mean" suggestions."""
+        """The reference's not-found message, with "Did you mean" suggestions.
+
+        When a hint (:meth:`set_missing_tool_hint`) explains why ``name`` is missing (e.g. its
+        MCP server failed to connect), the explanation replaces the suggestions.
+        """
+        for hint in self._missing_hints.values():
+            why = hint(name)
+            if why:
+                return f"{tool_not_found_message(name, ())} {why}"
         return tool_not_found_message(name, self._tools)
+
+    def set_missing_tool_hint(self, key: str, hint: Callable[[str], str | None] | None) -> None:
+        """Install (or with ``None`` remove) ``hint``: tool name → why it is missing, or ``None``."""
+        if hint is None:
+            self._missing_hints.pop(key, None)
+        else:
+            self._missing_hints[key] = hint
 
     # -- declarations ---------------------------------------------------------------------
 
