@@ -52,10 +52,14 @@ def _include_dirs(args: argparse.Namespace) -> list[str]:
 
 
 def load_config(args: argparse.Namespace) -> Config:
-    """Load the settings for ``--cwd`` (and ``--approval-mode``); raises :class:`CliConfigError`."""
+    """Load the settings for ``--cwd`` (and ``--approval-mode``); raises :class:`CliConfigError`.
+
+    The read tools may read the outputs saved by earlier calls (the project temp dir, a
+    read-only root: :func:`~qwen_tools._execution.persisted_output.allow_reading_saved_output`).
+    """
     mode = getattr(args, "approval_mode", None)
     try:
-        return Config.load(
+        config = Config.load(
             getattr(args, "cwd", None),
             include_directories=_include_dirs(args),
             approval_mode=ApprovalMode.parse(mode) if mode else None,
@@ -64,6 +68,10 @@ def load_config(args: argparse.Namespace) -> Config:
         raise CliConfigError(str(exc)) from None
     except (OSError, ValueError) as exc:
         raise CliConfigError(f"Cannot open the workspace: {exc}") from None
+    from .._execution.persisted_output import allow_reading_saved_output
+
+    allow_reading_saved_output(config)
+    return config
 
 
 def open_session(args: argparse.Namespace, *, interactive: bool = True) -> CliSession:
@@ -75,9 +83,6 @@ def open_session(args: argparse.Namespace, *, interactive: bool = True) -> CliSe
     """
     config = load_config(args)
     config.interactive = interactive
-    from .._execution.persisted_output import allow_reading_saved_output
-
-    allow_reading_saved_output(config)
     if config.settings.discovery_command:
         import asyncio
 

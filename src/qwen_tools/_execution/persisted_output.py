@@ -197,8 +197,8 @@ def allow_reading_saved_output(config: Config) -> Path | None:
         if info.st_mode & 0o077:
             os.chmod(directory, _DIR_MODE, follow_symlinks=False)
         config.workspace.add_readonly_directory(directory)
-    except (OSError, ValueError) as exc:
-        _log.warning("Not reading saved outputs from %s: %s", directory, exc)
+    except (OSError, ValueError) as exc:  # e.g. a read-only home: nothing can be saved there
+        _log.debug("Not reading saved outputs from %s: %s", directory, exc)
         return None
     return directory
 
