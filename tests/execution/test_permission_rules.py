@@ -122,6 +122,15 @@ RM_EVASIONS = [
     "flock /tmp/lock rm victim.txt",
     "trap 'rm victim.txt' EXIT",
     "cat <<EOF\n$(rm victim.txt)\nEOF",
+    "{rm,victim.txt}",
+    "/bin/r? victim.txt",
+    "/bin/r[m] victim.txt",
+    "busybox rm victim.txt",
+    "strace -f -o /dev/null rm victim.txt",
+    "ssh -p 22 localhost rm victim.txt",
+    "find /bin /usr/bin -name rm -exec {} victim.txt \\;",
+    "echo rm | xargs -I{} {} victim.txt",
+    "parallel -j 2 rm ::: victim.txt",
 ]
 
 
@@ -331,3 +340,64 @@ async def test_mcp_deny_rules(
         )
     assert done.error_type == ToolErrorType.EXECUTION_DENIED
     assert done.response_text == denied_tool("mcp__srv__echo", rule)
+
+
+FILE_RULE_EVASIONS = [
+    "cat secret/key.txt",
+    "head -n1 secret/key.txt",
+    "grep -r k secret",
+    "cd secret && cat key.txt",
+    "bash -c 'cat secret/key.txt'",
+    "cat < secret/key.txt",
+    "tail secret/*.txt",
+    "cp secret/key.txt copy.txt",
+    "cd $DIR && cat key.txt",
+]
+
+
+@pytest.mark.parametrize("command", FILE_RULE_EVASIONS)
+async def test_file_deny_rules_cover_what_the_shell_reads(
+    ws: Path, home: Path, command: str
+) -> None:
+    (ws / "secret").mkdir()
+    (ws / "secret" / "key.txt").write_text("TOP-SECRET\n")
+    for mode in (ApprovalMode.DEFAULT, ApprovalMode.YOLO):
+        config = make(ws, home, mode, permissions_deny=("Read(/secret/**)",))
+        done = await shell(config, command)
+        assert done.error_type == ToolErrorType.EXECUTION_DENIED, (mode, done.response_text)
+        assert "TOP-SECRET" not in done.response_text
+    assert not (ws / "copy.txt").exists()
+
+
+async def test_write_and_fetch_rules_cover_the_shell(ws: Path, home: Path) -> None:
+    config = make(
+        ws,
+        home,
+        ApprovalMode.YOLO,
+        permissions_deny=("Edit(/victim.txt)", "WebFetch(example.com)"),
+    )
+    for command in (
+        "echo gone > victim.txt",
+        "sed -i s/keep/lose/ victim.txt",
+        "truncate -s0 victim.txt",
+        "tee victim.txt < notes.txt",
+        "curl -s https://www.example.com/x",
+        "wget -q example.com",
+    ):
+        done = await shell(config, command)
+        assert done.error_type == ToolErrorType.EXECUTION_DENIED, (command, done.response_text)
+    assert (ws / "victim.txt").read_text() == "keep me\n"
+    done = await shell(config, "echo ok > other.txt && cat notes.txt")
+    assert done.status == "success", done.response_text
+
+
+async def test_ask_read_covers_shell_reads(ws: Path, home: Path) -> None:
+    config = make(ws, home, ApprovalMode.DEFAULT, permissions_ask=("Read",))
+    for command in ("cat notes.txt", "ls", "grep notes notes.txt"):
+        done = await shell(config, command)
+        assert NOT_INTERACTIVE in done.response_text, command
+        asked: list[str] = []
+        done = await shell(config, command, confirm=counting_confirm(asked))
+        assert done.status == "success" and asked == ["run_shell_command:exec"], command
+    done = await shell(config, "echo hi")
+    assert done.status == "success"

@@ -150,6 +150,7 @@ SENSITIVE = [
     ".devcontainer/devcontainer.json",
     ".pre-commit-config.yaml",
     ".gitconfig",
+    ".config/git/config",
     ".bashrc",
     ".profile",
     ".zshrc",

@@ -72,6 +72,8 @@ OUTSIDE = [
     "cat $HOME/.bashrc",
     'cat "$HOME/.bashrc"',
     "cat ~root/.bashrc",
+    "cat ~-/.bashrc",
+    "cat ~+/../outside/secret.txt",
     "find / -maxdepth 0",
     "cat /proc/self/environ",
     "stat /etc/shadow",

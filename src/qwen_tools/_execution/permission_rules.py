@@ -14,9 +14,13 @@ order deny > ask > allow:
 A deny or ask rule for the shell matches when *any* command the line would run matches it,
 found by :func:`~qwen_tools._shell.command_words.effective_commands` (``/bin/rm``, ``r''m``,
 ``bash -c 'rm …'``, ``$(rm …)``, ``xargs rm``, ``find -exec rm`` …), besides the raw segments
-Qwen Code compares. When some command of the line cannot be known before it runs (``$X args``,
-``eval "$(…)"``, a shell reading stdin) and a shell rule with a specifier exists, the call asks
-— and in yolo it is refused, since nobody would be asked. A path rule matches the path as given
+Qwen Code compares. As in Qwen Code, ``Read``/``Edit``/``Write``/``WebFetch`` rules also apply to
+the files and hosts a shell line reads, lists, writes or fetches
+(:func:`~qwen_tools._shell.virtual_ops.virtual_operations`: ``cat secret/x``, ``> file``,
+``curl host``). When some command of the line cannot be known before it runs (``$X args``,
+``eval "$(…)"``, a shell reading stdin), or its directory cannot (``cd $X``) while a file rule
+exists, and a rule could apply, the call asks — and in yolo it is refused when that rule is a
+deny rule, since nobody would be asked. A path rule matches the path as given
 or its real path. MCP tools match their registered name, Qwen Code's ``mcp__server__tool``
 aliases, ``mcp__server`` (every tool of the server) or a ``…*`` prefix.
 
@@ -32,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .._mcp.naming import sanitize
 from .._shell.command_words import effective_commands
+from .._shell.virtual_ops import VirtualOp, VirtualOps, virtual_operations
 from .permissions import (
     EDIT_TOOLS,
     READ_TOOLS,
@@ -148,6 +153,38 @@ def _restricts(config: Config, rule: str, tool: BaseDeclarativeTool[Any], params
     return any(isinstance(v, str) and v == specifier for v in values)
 
 
+def _restricts_op(config: Config, rule: str, op: VirtualOp) -> bool:
+    """Whether a deny or ask rule applies to one operation of a shell line."""
+    parsed = parse_rule(rule)
+    if parsed is None or op.tool not in parsed[0]:
+        return False
+    specifier = parsed[1]
+    if specifier is None:
+        return True
+    if op.tool == "web_fetch":
+        return domain_matches(f"https://{op.target}", specifier)
+    return path_matches(config, op.target, specifier) or path_matches(
+        config, op.target, specifier, follow=False
+    )
+
+
+def _shell_ops(config: Config, params: dict[str, Any]) -> VirtualOps:
+    directory = params.get("directory")
+    cwd = directory if isinstance(directory, str) and directory else str(config.target_dir)
+    return virtual_operations(str(params.get("command", "")), cwd)
+
+
+def _file_rule(rules: Iterable[str]) -> str | None:
+    for rule in rules:
+        parsed = parse_rule(rule)
+        if parsed is not None and parsed[0] & _OP_TOOLS:
+            return rule
+    return None
+
+
+_OP_TOOLS = frozenset({"read_file", "list_directory", "write_file", "web_fetch"})
+
+
 def _shell_rule_with_specifier(rules: Iterable[str]) -> str | None:
     for rule in rules:
         parsed = parse_rule(rule)
@@ -162,16 +199,29 @@ def evaluate_rules(config: Config, tool: BaseDeclarativeTool[Any], params: Any) 
     deny, ask = deny_rules(settings), ask_rules(settings)
     if not deny and not ask:
         return RuleVerdict("default")
+    shell = tool.name == SHELL and isinstance(params, dict)
+    ops = _shell_ops(config, params) if shell else VirtualOps((), False)
     for rule in deny:
-        if _restricts(config, rule, tool, params):
+        if _restricts(config, rule, tool, params) or any(
+            _restricts_op(config, rule, op) for op in ops.ops
+        ):
             return RuleVerdict("deny", rule)
-    command = params.get("command") if tool.name == SHELL and isinstance(params, dict) else None
-    if command is not None and effective_commands(str(command)).opaque:
-        unknown = _shell_rule_with_specifier(deny) or _shell_rule_with_specifier(ask)
-        if unknown is not None:
-            return RuleVerdict("ask", unknown, opaque=True)
+    if shell:
+        opaque = effective_commands(str(params.get("command", ""))).opaque
+        unknown_deny = (_shell_rule_with_specifier(deny) if opaque else None) or (
+            _file_rule(deny) if opaque or ops.unknown_directory else None
+        )
+        if unknown_deny is not None:
+            return RuleVerdict("ask", unknown_deny, opaque=True)
+        unknown_ask = (_shell_rule_with_specifier(ask) if opaque else None) or (
+            _file_rule(ask) if opaque or ops.unknown_directory else None
+        )
+        if unknown_ask is not None:
+            return RuleVerdict("ask", unknown_ask)
     for rule in ask:
-        if _restricts(config, rule, tool, params):
+        if _restricts(config, rule, tool, params) or any(
+            _restricts_op(config, rule, op) for op in ops.ops
+        ):
             return RuleVerdict("ask", rule)
     return RuleVerdict("default")
 

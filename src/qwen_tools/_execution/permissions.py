@@ -126,7 +126,7 @@ def path_matches(config: Config, path: str, specifier: str, *, follow: bool = Tr
     else:
         pattern = os.path.join(str(config.target_dir), specifier.removeprefix("./"))
     regex = (
-        re.escape(pattern)
+        re.sub(r"/\\\*\\\*$", "(?:/.*)?", re.escape(pattern))  # ``dir/**`` covers ``dir``
         .replace(r"\*\*/", "(?:.*/)?")
         .replace(r"\*\*", ".*")
         .replace(r"\*", "[^/]*")

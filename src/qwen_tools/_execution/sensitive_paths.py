@@ -8,7 +8,7 @@ rules or by an earlier "always allow" — only yolo runs it without asking:
 
 * version control metadata and hooks: any path through a ``.git``, ``.hg``, ``.svn``, ``.bzr``,
   ``.husky`` or ``.githooks`` directory, a ``.git`` file (worktrees), ``.gitmodules``,
-  ``.gitattributes`` (filter and diff drivers), ``.gitconfig``, ``.hgrc``,
+  ``.gitattributes`` (filter and diff drivers), ``.gitconfig``, ``.config/git/*``, ``.hgrc``,
   ``.pre-commit-config.yaml``, ``lefthook.yml``;
 * Qwen Code's and our settings: everything in a ``.qwen`` directory (settings, ``.env``,
   commands, agents, skills, hooks) except Markdown files directly in it, ``.mcp.json``, and
@@ -114,6 +114,8 @@ def _reason_by_name(path: str, homes: list[str]) -> str | None:
             return "a .qwen directory"
         if part == ".github" and parts[index + 1 : index + 2] == ["workflows"]:
             return "CI workflows"
+        if part == ".config" and parts[index + 1 : index + 2] == ["git"]:
+            return "git's user configuration"
     if parts[-1] in _NAMES:
         return parts[-1]
     return None

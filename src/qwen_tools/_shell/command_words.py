@@ -12,12 +12,14 @@ command can hide:
   ``env -S``/``su -c``/``watch``/``flock -c`` command strings (each parsed again, to depth 4);
 * prefix programs that run their arguments: ``command``, ``builtin``, ``exec``, ``env``,
   ``sudo``/``doas``, ``nohup``, ``nice``, ``ionice``, ``setsid``, ``time``, ``timeout``,
-  ``stdbuf``, ``chroot``, ``taskset``, ``flock``, ``unbuffer``, ``xargs`` (and ``find -exec``/
-  ``-execdir``/``-ok``, whose commands are listed besides ``find`` itself).
+  ``stdbuf``, ``chroot``, ``taskset``, ``chrt``, ``unshare``, ``flock``, ``unbuffer``,
+  ``strace``/``ltrace``, ``busybox``, ``xargs``, ``parallel`` (and ``find -exec``/``-execdir``/
+  ``-ok``, whose commands are listed besides ``find`` itself), and ``ssh HOST command``;
+* brace expansion (``{rm,x}`` is ``rm x``).
 
 What it cannot know is reported in :attr:`EffectiveCommands.opaque`: a program name that is only
-known when the command runs (``$X``, ``$(…)`` in command position), a shell reading commands
-from stdin, ``source``/``bash`` of a substitution (``source <(…)``), ``alias``/``shopt``/
+known when the command runs (``$X``, ``$(…)``, a glob such as ``/bin/r?``, ``{}`` filled in by
+``find -exec``/``xargs -I``), a shell reading commands from stdin, ``source``/``bash`` of a substitution (``source <(…)``), ``alias``/``shopt``/
 ``hash``/``enable``, substitutions inside unquoted heredocs or parameter defaults, and text
 bashlex cannot parse. A script file (``./x.sh``, ``bash x.sh``, ``source x.sh``) and programs
 that run other programs by their own means (``python -c``, ``make``, ``npm run``, ``git``
@@ -31,6 +33,8 @@ import re
 import shlex
 from dataclasses import dataclass
 
+from .braces import expand_braces
+from .sed_awk import has_brace_expansion
 from .substitution import detect_command_substitution, prepare_for_bashlex
 from .syntax import Group, Script, SimpleCommand, Word, parse_script
 from .text_scan import ENV_ASSIGNMENT, word_set
@@ -64,9 +68,20 @@ _PREFIXES: dict[str, tuple[frozenset[str], int]] = {
     "taskset": (frozenset(), 1),
     "unbuffer": (frozenset(), 0),
     "flock": (word_set("-w --timeout -E --conflict-exit-code"), 1),
+    "chrt": (frozenset(), 1),
+    "unshare": (word_set("--propagation --setgroups --map-user --map-group"), 0),
+    "strace": (word_set("-o -e -p -s -u -E -a -b -I -O -P -S -X"), 0),
+    "ltrace": (word_set("-o -e -p -s -u -a -n -A -D -F -l -L -x"), 0),
+    "busybox": (frozenset(), 0),
     "xargs": (word_set("-a --arg-file -d --delimiter -E -e --eof -I -i --replace -L -l "
                        "--max-lines -n --max-args -P --max-procs -s --max-chars"), 0),
+    "parallel": (word_set("-j --jobs -S --sshlogin -N -n --max-args -a --arg-file -d "
+                          "--delimiter -E -I --timeout --results --joblog --tmpdir -C --colsep "
+                          "--delay"), 0),
 }  # fmt: skip
+_SSH_VALUES = word_set("-B -b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w")
+_REPLACING = re.compile(r"-[Ii]\S*|--replace(?:=.*)?")
+_GLOB = re.compile(r"[*?\[]")
 _STRING_RUNNERS = word_set("eval watch")
 _FIND_EXEC = word_set("-exec -execdir -ok -okdir")
 
@@ -77,11 +92,17 @@ class EffectiveCommands:
 
     commands: tuple[str, ...]
     opaque: tuple[str, ...]
+    argvs: tuple[tuple[str, ...], ...] = ()
+    """The same commands as word lists (what :mod:`.virtual_ops` reads)."""
+    redirects: tuple[tuple[str, str], ...] = ()
+    """``(operator, target)`` of every redirection whose target is known."""
 
 
 class _Walker:
     def __init__(self) -> None:
         self.commands: list[str] = []
+        self.argvs: list[tuple[str, ...]] = []
+        self.redirects: list[tuple[str, str]] = []
         self.opaque: list[str] = []
 
     def script_text(self, text: str, depth: int) -> None:
@@ -136,6 +157,11 @@ class _Walker:
                 continue
             subs += self._words_subs((*node.assignments, *node.words, *_targets(node)), depth)
             subs += self._heredocs(node.redirects)
+            self.redirects.extend(
+                (r.op, r.target.text)
+                for r in node.redirects
+                if r.target is not None and not (r.target.params or r.target.subs)
+            )
             self._simple(node, depth)
         return subs
 
@@ -167,7 +193,19 @@ class _Walker:
         program = _basename(head.text)
         if (program in _SHELLS or program in _SOURCES) and any(w.subs for w in command.words[1:]):
             self.opaque.append(command.words[0].raw)
-        self._words([w.text for w in command.words], depth)
+        words: list[str] = []
+        for word in command.words:
+            if word.fully_quoted or not has_brace_expansion(word.raw):
+                words.append(word.text)
+                continue
+            expanded = expand_braces(word.text)
+            if expanded is None:
+                self.opaque.append(word.raw)
+                return
+            words.extend(expanded)
+        if _GLOB.search(head.raw) and not head.fully_quoted:
+            self.opaque.append(head.raw)
+        self._words(words, depth)
 
     def _words(self, words: list[str], depth: int) -> None:
         """Record ``words`` as a command, then whatever it runs in turn."""
@@ -176,7 +214,18 @@ class _Walker:
             program = _basename(words[0])
             words[0] = program
             self.commands.append(" ".join(words))
+            self.argvs.append(tuple(words))
             args = words[1:]
+            if program in _OPAQUE_PROGRAMS or "{}" in program or _GLOB.search(program):
+                self.opaque.append(" ".join(words))
+                return
+            if program == "ssh":
+                rest = _after_options(args, _SSH_VALUES)[1:]
+                if rest:
+                    self.script_text(" ".join(rest), depth + 1)
+                return
+            if program in ("xargs", "parallel") and any(_REPLACING.fullmatch(a) for a in args):
+                self.opaque.append(" ".join(words))
             if program in _OPAQUE_PROGRAMS:
                 self.opaque.append(" ".join(words))
                 return
@@ -297,5 +346,8 @@ def effective_commands(command: str) -> EffectiveCommands:
     walker = _Walker()
     walker.script_text(command.strip(), 0)
     return EffectiveCommands(
-        tuple(dict.fromkeys(walker.commands)), tuple(dict.fromkeys(walker.opaque))
+        tuple(dict.fromkeys(walker.commands)),
+        tuple(dict.fromkeys(walker.opaque)),
+        tuple(dict.fromkeys(walker.argvs)),
+        tuple(dict.fromkeys(walker.redirects)),
     )

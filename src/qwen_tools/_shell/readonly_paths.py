@@ -9,8 +9,8 @@ asks too), except those of programs that never open their arguments (``echo``, `
 each input redirection (``< FILE``):
 
 * an option's value counts (``--file=/etc/passwd``, ``-f/etc/passwd``);
-* ``~`` and ``~user`` are expanded; an argument with a parameter (``$HOME/x``) or a substitution
-  is unknown, so it counts as outside;
+* ``~`` and ``~user`` are expanded; an argument with a parameter (``$HOME/x``), a substitution,
+  ``~+`` or ``~-`` (``$PWD``/``$OLDPWD``) is unknown, so it counts as outside;
 * brace expansion is done (``{/etc/passwd,a}``), globs are expanded where the shell would and
   every match is checked (``dirlink/*`` through a symlink); a glob component starting with a dot
   (``.*``) counts as outside, since older shells let it match ``..``;
@@ -29,6 +29,7 @@ import os
 import re
 from collections.abc import Callable
 
+from .braces import expand_braces
 from .sed_awk import has_brace_expansion
 from .syntax import Script, Word, iter_commands
 from .text_scan import word_set
@@ -49,67 +50,8 @@ _DEVICES = frozenset(
     ]
 )
 _GLOB = re.compile(r"[*?\[]")
-_MAX_EXPANSIONS = 256
 _MAX_MATCHES = 10_000
 _UNKNOWN_DIRECTORY = "(a directory known only when the command runs)"
-
-
-def _expand_braces(text: str, budget: int = _MAX_EXPANSIONS) -> list[str] | None:
-    """Bash's brace expansion of ``text`` (``None`` when it would make too many words)."""
-    depth = 0
-    start = -1
-    for index, ch in enumerate(text):
-        if ch == "{":
-            if depth == 0:
-                start = index
-            depth += 1
-        elif ch == "}" and depth:
-            depth -= 1
-            if depth:
-                continue
-            alternatives = _alternatives(text[start + 1 : index])
-            if alternatives is None:
-                continue
-            if len(alternatives) > budget:
-                return None
-            words: list[str] = []
-            for alternative in alternatives:
-                expanded = _expand_braces(text[:start] + alternative + text[index + 1 :], budget)
-                if expanded is None or len(words) + len(expanded) > budget:
-                    return None
-                words.extend(expanded)
-            return words
-    return [text]
-
-
-def _alternatives(body: str) -> list[str] | None:
-    parts: list[str] = []
-    depth = 0
-    current: list[str] = []
-    for ch in body:
-        if ch == "," and depth == 0:
-            parts.append("".join(current))
-            current = []
-            continue
-        depth += ch == "{"
-        depth -= ch == "}" and depth > 0
-        current.append(ch)
-    parts.append("".join(current))
-    if len(parts) > 1:
-        return parts
-    sequence = re.fullmatch(r"(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])(?:\.\.-?\d+)?", body)
-    if sequence is None:
-        return None
-    first, last = sequence.group(1), sequence.group(2)
-    if first.lstrip("-").isdigit() and last.lstrip("-").isdigit():
-        low, high = sorted((int(first), int(last)))
-        if high - low > _MAX_EXPANSIONS:
-            return [str(low)] * (_MAX_EXPANSIONS + 1)
-        return [str(n) for n in range(low, high + 1)]
-    if len(first) == 1 and len(last) == 1:
-        low_ch, high_ch = sorted((ord(first), ord(last)))
-        return [chr(n) for n in range(low_ch, high_ch + 1)]
-    return None
 
 
 def _candidates(word: Word) -> list[str] | None:
@@ -128,15 +70,18 @@ def _candidates(word: Word) -> list[str] | None:
     if not text:
         return []
     if not word.fully_quoted and has_brace_expansion(word.raw):
-        return _expand_braces(text)
+        return expand_braces(text)
     return [text]
 
 
-def _expand_user(path: str, home: str) -> str:
+def _expand_user(path: str, home: str) -> str | None:
+    """``~`` and ``~user`` expanded; ``None`` for ``~+``, ``~-`` (``$PWD``, ``$OLDPWD``) or an
+    unknown user, whose meaning is only known when the command runs."""
     if path == "~" or path.startswith("~/"):
         return home + path[1:]
     if path.startswith("~"):
-        return os.path.expanduser(path)
+        expanded = os.path.expanduser(path)
+        return None if expanded == path else expanded
     return path
 
 
@@ -163,6 +108,9 @@ def _outside(word: Word, bases: list[str], inside: Callable[[str], bool], home: 
     found: list[str] = []
     for candidate in candidates:
         expanded = _expand_user(candidate, home)
+        if expanded is None:
+            found.append(word.raw)
+            continue
         if os.path.normpath(expanded) in _DEVICES:
             continue
         paths = _resolved(expanded, bases, globbed=not word.fully_quoted)
@@ -195,8 +143,8 @@ def outside_paths(
                 continue
             outside = _outside(targets[0], bases, inside, home)
             found.extend(outside)
-            if not outside:
-                text = _expand_user(targets[0].text, home)
+            text = _expand_user(targets[0].text, home)
+            if not outside and text is not None:
                 bases = list(dict.fromkeys([*bases, *(os.path.join(b, text) for b in bases)]))
             continue
         if program in _NO_FILE_PROGRAMS:
