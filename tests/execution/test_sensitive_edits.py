@@ -361,3 +361,16 @@ async def test_config_planted_after_approval_does_not_run(
     assert done[0].status == "success", done[0].response_text
     assert prompts[0] == "edit"
     assert not marker.exists()
+
+
+async def test_git_config_cannot_make_git_quote_an_outside_file(
+    repo: Path, home: Path, tmp_path: Path
+) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP-SECRET-LINE\n")
+    git(repo, "config", "blame.ignoreRevsFile", str(secret))
+    config = make_config(repo, home, ApprovalMode.DEFAULT)
+    request = ToolCallRequest("run_shell_command", {"command": "git blame a.txt"})
+    done = await run_tool_call(build_registry(config), config, request)
+    assert done.status == "error" and DENIED in done.response_text
+    assert "TOP-SECRET" not in done.response_text

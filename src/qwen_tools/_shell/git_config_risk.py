@@ -20,7 +20,9 @@ Risky keys: ``core.fsmonitor`` (unless a boolean), ``core.hooksPath``, ``core.pa
 ``credential.*.helper``, ``remote.*.uploadpack|receivepack|vcs``, ``protocol.*``,
 ``url.*.insteadOf|pushInsteadOf``, ``uploadpack.packObjectsHook``, ``difftool.*``,
 ``mergetool.*``, ``man.*``, ``browser.*``, ``web.browser``, ``help.browser``, ``sendemail.*``,
-``submodule.*.update`` and ``trace2.*``. A configuration git cannot read counts as risky.
+``submodule.*.update`` and ``trace2.*`` (which writes a file), and ``blame.ignoreRevsFile`` and
+``mailmap.file`` (files git reads, and may quote in an error, wherever they are). A
+configuration git cannot read counts as risky.
 
 The probe runs ``git config`` (5 s limit) each time it is asked: a verdict is never kept.
 :data:`NEUTRAL_GIT_CONFIG` lists ``-c``-style settings a caller may also pass through
@@ -52,7 +54,7 @@ _RISKY = re.compile(
     r"|credential\.helper|credential\..+\.helper|remote\..+\.(?:uploadpack|receivepack|vcs)"
     r"|protocol\..+|url\..+\.(?:insteadof|pushinsteadof)|uploadpack\.packobjectshook"
     r"|difftool\..+|mergetool\..+|man\..+|browser\..+|web\.browser|help\.browser"
-    r"|sendemail\..+|submodule\..+\.update|trace2\..+",
+    r"|sendemail\..+|submodule\..+\.update|trace2\..+|blame\.ignorerevsfile|mailmap\.file",
     re.IGNORECASE | re.DOTALL,
 )
 _BOOLEAN = re.compile(r"true|false|yes|no|on|off|0|1|", re.IGNORECASE)
