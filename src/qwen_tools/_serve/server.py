@@ -34,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import os
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -125,7 +126,9 @@ class _ProgressRelay:
 class _NoUnchangedReads(FileReadCache):
     """A read cache that enforces prior reads but never answers "unchanged since last read"."""
 
-    def is_unchanged_since_full_read(self, path: str) -> bool:
+    def is_unchanged_since_full_read(
+        self, path: str, stat_result: os.stat_result | None = None
+    ) -> bool:
         """Always ``False``: the client may be in another conversation than the last read."""
         return False
 
