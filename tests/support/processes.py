@@ -96,3 +96,42 @@ def process_guard(monkeypatch: pytest.MonkeyPatch, *, timeout: float = 2.0) -> I
     if survivors:
         kill_marked(mark)
         pytest.fail(f"processes outlived the test: {survivors}")
+
+
+def arg_pids(token: str) -> list[int]:
+    """Live (non-zombie) processes with ``token`` as one of their arguments.
+
+    Finds processes whatever they did to their environment (``env -i``), session or parent.
+    """
+    needle = token.encode()
+    found: list[int] = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                if needle not in handle.read().split(b"\0"):
+                    continue
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                state = handle.read().rsplit(b")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != b"Z":
+            found.append(int(entry))
+    return found
+
+
+def unique_sleep() -> str:
+    """A ``sleep`` duration no other process uses (about an hour), to find it by argument."""
+    return f"3600.{uuid.uuid4().int % 10**9:09d}"
+
+
+def kill_args(*tokens: str) -> list[int]:
+    """SIGKILL every live process with one of ``tokens`` as an argument; the pids killed."""
+    killed: list[int] = []
+    for token in tokens:
+        for pid in arg_pids(token):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+    return killed

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import signal as os_signal
 import sys
 from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -17,6 +16,7 @@ from .context import (
     open_session,
     report_config_error,
 )
+from .interrupts import Interrupts
 from .main import EXIT_CONFIG, EXIT_OK, EXIT_REFUSED, EXIT_TOOL_ERROR, EXIT_USAGE
 
 if TYPE_CHECKING:
@@ -80,17 +80,44 @@ def _live_output(chunk: ToolResultDisplay) -> None:
         sys.stderr.flush()
 
 
+async def _interruptible(
+    session: CliSession, interrupts: Interrupts, body: Callable[[], Awaitable[T]]
+) -> T:
+    """Run ``body`` with stop signals aborting the call in flight; background shells end after.
+
+    A background shell lives as long as its session, and the session of ``call`` ends with it:
+    the shells still running are stopped (status ``cancelled``) and named on stderr.
+    """
+    with interrupts.installed():
+        try:
+            return await body()
+        finally:
+            shells = session.config.session.background_shells
+            running = [entry for entry in shells.list() if entry.status == "running"]
+            await shells.stop_all()
+            for entry in running:
+                print(
+                    f"qwen-tools: stopped background shell {entry.id} ({entry.command}): "
+                    "background shells end when the call does",
+                    file=sys.stderr,
+                )
+
+
 async def _run_one(
     session: CliSession,
     request: ToolCallRequest,
     confirm: ConfirmationHandler | None,
     live: bool,
+    interrupts: Interrupts,
 ) -> CompletedToolCall:
     from .._contract.abort import AbortController
     from .._execution.scheduler import ToolCallEvent, ToolScheduler
 
     await session.ensure_tool(request.name)
     controller = AbortController()
+    interrupts.controller = controller
+    if interrupts.signum is not None:
+        controller.abort("interrupted")
     scheduler = ToolScheduler(session.registry, session.config, confirm=confirm)
     if live:
 
@@ -99,19 +126,8 @@ async def _run_one(
                 _live_output(event.output)
 
         scheduler.subscribe(show)
-    loop = asyncio.get_running_loop()
-    installed = False
-    try:
-        loop.add_signal_handler(os_signal.SIGINT, controller.abort, "interrupted")
-        installed = True
-    except (NotImplementedError, RuntimeError, ValueError):
-        pass
-    try:
-        (completed,) = await scheduler.schedule([request], controller.signal)
-        return completed
-    finally:
-        if installed:
-            loop.remove_signal_handler(os_signal.SIGINT)
+    (completed,) = await scheduler.schedule([request], controller.signal)
+    return completed
 
 
 def _confirm_handler(interactive: bool, session: CliSession) -> ConfirmationHandler | None:
@@ -153,14 +169,21 @@ def run_call(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return EXIT_USAGE
     request = ToolCallRequest(name=args.name, args=params, call_id="call_cli_1")
     confirm = _confirm_handler(interactive, session)
+    interrupts = Interrupts()
     completed = asyncio.run(
-        _in_mcp_session(session, lambda: _run_one(session, request, confirm, live=not args.json))
+        _interruptible(
+            session,
+            interrupts,
+            lambda: _in_mcp_session(
+                session, lambda: _run_one(session, request, confirm, not args.json, interrupts)
+            ),
+        )
     )
     if args.json:
         print(json.dumps(completed_to_json(completed), ensure_ascii=False))
     else:
         _print_human(completed)
-    return _exit_code(completed)
+    return interrupts.code or _exit_code(completed)
 
 
 def _batch_lines(source: str) -> Iterator[str]:
@@ -193,10 +216,13 @@ def _run_batch(
         print(f"qwen-tools: cannot read batch file: {exc}", file=sys.stderr)
         return EXIT_USAGE
     worst = EXIT_OK
+    interrupts = Interrupts()
 
     async def run_all() -> None:
         nonlocal worst
         for number, line in enumerate(lines, start=1):
+            if interrupts.signum is not None:
+                break  # a stop signal ends the batch after the call it interrupted
             if not line.strip():
                 continue
             try:
@@ -211,15 +237,15 @@ def _run_batch(
                 continue
             call_id = str(item.get("id") or f"call_batch_{number}")
             request = ToolCallRequest(name=item["name"], args=item.get("args", {}), call_id=call_id)
-            completed = await _run_one(session, request, confirm, live=False)
+            completed = await _run_one(session, request, confirm, False, interrupts)
             if args.json:
                 _emit(args, completed_to_json(completed))
             else:
                 _print_human(completed)
             worst = max(worst, _exit_code(completed))
 
-    asyncio.run(_in_mcp_session(session, run_all))
-    return worst
+    asyncio.run(_interruptible(session, interrupts, lambda: _in_mcp_session(session, run_all)))
+    return interrupts.code or worst
 
 
 def _emit(args: argparse.Namespace, obj: dict[str, Any]) -> None:

@@ -5,7 +5,11 @@ imports what it needs when it runs.
 
 Exit codes: 0 success; 1 a tool call failed; 2 usage error (bad arguments or JSON);
 3 configuration error (settings files, or no model for ``run``); 4 a call was cancelled or
-refused; 53 the session turn limit of ``run`` was reached; 130 interrupted.
+refused; 53 the session turn limit of ``run`` was reached; 130 interrupted (``SIGINT``), 143 and
+129 ended by ``SIGTERM`` and ``SIGHUP`` (``serve`` exits with 0 on all three).
+
+:func:`main` owns the process: when it returns, every process it started (commands and
+everything they started, MCP servers) has been ended.
 """
 
 from __future__ import annotations
@@ -58,8 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=(
             "exit codes: 0 ok, 1 tool call failed (run: model/API error), 2 usage error, "
             "3 settings error (run: also no model configured), 4 cancelled or refused, "
-            "53 session turn limit (run), 130 interrupted. Without a command, flags or a "
-            "prompt mean 'run'."
+            "53 session turn limit (run), 130 interrupted (143 SIGTERM, 129 SIGHUP). Without "
+            "a command, flags or a prompt mean 'run'."
         ),
     )
     parser.add_argument("--version", action="version", version=f"qwen-tools {__version__}")
@@ -158,38 +162,48 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE
+    from .interrupts import Terminated, exit_code, process_lifetime
+
     try:
-        if args.command == "tools":
-            from .tools_cmd import run_tools
-
-            return run_tools(args)
-        if args.command == "schema":
-            from .tools_cmd import run_schema
-
-            return run_schema(args)
-        if args.command == "call":
-            from .call_cmd import run_call
-
-            return run_call(args, parser)
-        if args.command == "serve":
-            from .._serve.cli import run_serve
-
-            return run_serve(args)
-        if args.command == "run":
-            from .run_cmd import run_run
-
-            return run_run(args, parser)
-        if args.command == "mcp":
-            from .mcp_cmd import run_mcp
-
-            return run_mcp(args)
-        if args.command == "chat":
-            from .chat import run_chat
-
-            return run_chat(args)
+        with process_lifetime():
+            return _dispatch(args, parser)
     except KeyboardInterrupt:
         print("Interrupted.", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except Terminated as exc:
+        return exit_code(exc.signum)
+
+
+def _dispatch(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Run the chosen command."""
+    if args.command == "tools":
+        from .tools_cmd import run_tools
+
+        return run_tools(args)
+    if args.command == "schema":
+        from .tools_cmd import run_schema
+
+        return run_schema(args)
+    if args.command == "call":
+        from .call_cmd import run_call
+
+        return run_call(args, parser)
+    if args.command == "serve":
+        from .._serve.cli import run_serve
+
+        return run_serve(args)
+    if args.command == "run":
+        from .run_cmd import run_run
+
+        return run_run(args, parser)
+    if args.command == "mcp":
+        from .mcp_cmd import run_mcp
+
+        return run_mcp(args)
+    if args.command == "chat":
+        from .chat import run_chat
+
+        return run_chat(args)
     parser.error(f"unknown command {args.command!r}")
     return EXIT_USAGE  # pragma: no cover - parser.error exits
 

@@ -20,11 +20,13 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from .context import CliConfigError, CliSession, mcp_connected, open_session, report_config_error
+from .interrupts import Interrupts
 from .main import EXIT_CONFIG, EXIT_INTERRUPTED, EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE
 
 if TYPE_CHECKING:
     from .._agent.events import AgentEvent, Finished
     from .._agent.stats import SessionStats
+    from .._contract.abort import AbortController
     from .._execution.call_types import ConfirmationHandler
     from .._model.model_config import ModelConfig
     from .run_output import HeadlessOutput
@@ -127,53 +129,57 @@ async def _run(
     prompt: str,
     confirm: ConfirmationHandler | None,
 ) -> int:
+    from .._contract.abort import AbortController
+
+    controller = AbortController()
+    interrupts = Interrupts(controller)
+    started = time.monotonic()
+    with interrupts.installed():
+        code = await _session(session, model, args, prompt, confirm, controller, started)
+    if interrupts.code is not None and interrupts.signum != os_signal.SIGINT:
+        return interrupts.code  # SIGTERM/SIGHUP: cancelled like Ctrl-C, the code names the signal
+    return code
+
+
+async def _session(
+    session: CliSession,
+    model: ModelConfig,
+    args: argparse.Namespace,
+    prompt: str,
+    confirm: ConfirmationHandler | None,
+    controller: AbortController,
+    started: float,
+) -> int:
     from .._agent.events import Retrying
     from .._agent.session import AgentSession
-    from .._contract.abort import AbortController
     from .run_output import HeadlessOutput
 
     fmt = args.output_format
-    controller = AbortController()
-    loop = asyncio.get_running_loop()
-    installed: list[int] = []
-    for signum in (os_signal.SIGINT, os_signal.SIGTERM):
-        try:
-            loop.add_signal_handler(signum, controller.abort, "interrupted")
-            installed.append(signum)
-        except (NotImplementedError, RuntimeError, ValueError):
-            pass
-    started = time.monotonic()
-    try:
-        async with mcp_connected(session):
-            output = HeadlessOutput(
-                fmt,
-                session_id=session.config.session_id,
-                model=model.model,
-                partial=args.include_partial_messages,
-            )
-            if fmt != "text":
-                output.system_init(_init_info(session, model))
-            async with AgentSession(
-                session.config, session.registry, model, confirm=confirm
-            ) as agent:
+    async with mcp_connected(session):
+        output = HeadlessOutput(
+            fmt,
+            session_id=session.config.session_id,
+            model=model.model,
+            partial=args.include_partial_messages,
+        )
+        if fmt != "text":
+            output.system_init(_init_info(session, model))
+        async with AgentSession(session.config, session.registry, model, confirm=confirm) as agent:
 
-                def on_event(event: AgentEvent) -> None:
-                    output.on_event(event)
-                    if isinstance(event, Retrying) and event.kind == "truncated":
-                        print(
-                            f"Retrying provider attempt ({event.discarded_tool_calls} "
-                            "buffered tool call(s) discarded).",
-                            file=sys.stderr,
-                        )
-                    if fmt == "text":
-                        _denied_warning(event)
+            def on_event(event: AgentEvent) -> None:
+                output.on_event(event)
+                if isinstance(event, Retrying) and event.kind == "truncated":
+                    print(
+                        f"Retrying provider attempt ({event.discarded_tool_calls} "
+                        "buffered tool call(s) discarded).",
+                        file=sys.stderr,
+                    )
+                if fmt == "text":
+                    _denied_warning(event)
 
-                agent_loop = agent.new_loop(on_event=on_event, max_turns=_max_turns(args, session))
-                finished = await agent_loop.send(prompt, signal=controller.signal)
-                return _conclude(fmt, output, finished, agent.stats, started)
-    finally:
-        for installed_signal in installed:
-            loop.remove_signal_handler(installed_signal)
+            agent_loop = agent.new_loop(on_event=on_event, max_turns=_max_turns(args, session))
+            finished = await agent_loop.send(prompt, signal=controller.signal)
+            return _conclude(fmt, output, finished, agent.stats, started)
 
 
 def _conclude(

@@ -24,6 +24,8 @@ class ToolResult:
     result_file_paths: list[str] = field(default_factory=list)
     output_budget_applied: bool = False
     """The tool already bounded its own output, so the scheduler's output budget skips it."""
+    interrupted: bool = False
+    """The tool stopped early because its abort signal fired: it did not complete."""
 
     @property
     def is_error(self) -> bool:

@@ -152,9 +152,13 @@ async def execute_call(
             failed(request, message, ToolErrorType.UNHANDLED_EXCEPTION, tool=tool), call
         )
     if signal.aborted:
+        # A tool that stopped because of the abort was cancelled while it ran; only one that
+        # finished its work anyway "had already completed".
         return cancelled(
             request,
-            messages.CANCELLED_AFTER_COMPLETION,
+            messages.CANCELLED_DURING_EXECUTION
+            if result.interrupted
+            else messages.CANCELLED_AFTER_COMPLETION,
             tool=tool,
             display=result.return_display,
             outcome=call.outcome,

@@ -3,6 +3,8 @@
 Every registered tool is offered: the built-ins, the tools of ``tools.discoveryCommand`` and the
 tools of the ``mcpServers`` it connects to (in parallel, before serving; they stay connected until
 the server stops). A failing discovery or upstream server costs only its own tools (logged).
+Entries that would make the server connect to itself are not started (:mod:`.self_guard`), and a
+server on stdio stops when the process that started it exits (as when its stdin closes).
 
 Exit codes: 0 the server stopped (the client closed stdin, or SIGINT/SIGTERM); 2 the ``mcp``
 extra is missing or the port cannot be bound; 3 settings error.
@@ -13,6 +15,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
+import signal
 import sys
 from typing import TYPE_CHECKING
 
@@ -73,9 +77,22 @@ async def build_tool_server(config: Config) -> ToolServer:
     return ToolServer(registry, config, mcp_manager=manager)
 
 
-async def _serve(config: Config, args: argparse.Namespace) -> None:
+def _stop_when_parent_exits(parent: int) -> None:
+    """A server on stdio lives no longer than its client (the process that started it)."""
+    from .._process.parent import watch_parent
+
+    watch_parent(lambda: os.kill(os.getpid(), signal.SIGTERM), parent)
+
+
+async def _serve(config: Config, args: argparse.Namespace, parent: int) -> None:
+    from .self_guard import guard_servers
     from .transports import serve_http, serve_stdio
 
+    if args.transport == "stdio":
+        _stop_when_parent_exits(parent)
+    guard_servers(
+        config, http_address=None if args.transport == "stdio" else (args.host, args.port)
+    )
     app = await build_tool_server(config)
     try:
         if args.transport == "stdio":
@@ -88,6 +105,7 @@ async def _serve(config: Config, args: argparse.Namespace) -> None:
 
 def run_serve(args: argparse.Namespace) -> int:
     """Entry point of ``qwen-tools serve``."""
+    parent = os.getppid()  # noted before the slow imports: the client may not wait for them
     try:
         import mcp  # noqa: F401
     except ImportError:
@@ -104,7 +122,7 @@ def run_serve(args: argparse.Namespace) -> int:
     from .transports import ListenError
 
     try:
-        asyncio.run(_serve(config, args))
+        asyncio.run(_serve(config, args, parent))
     except ListenError as exc:
         print(f"qwen-tools: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return EXIT_USAGE

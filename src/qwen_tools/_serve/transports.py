@@ -3,16 +3,17 @@
 stdio
     The SDK's stdio transport. While it serves, file descriptor 1 points at stderr and 0 at
     ``/dev/null``, so only protocol messages reach stdout (tools' children included); logging
-    goes to stderr. The server ends when the client closes stdin. On SIGINT/SIGTERM the calls in
-    flight are aborted (their process groups killed), background shells are stopped and the
-    process exits at once (the SDK's stdin reader cannot be interrupted).
+    goes to stderr. The server ends when the client closes stdin. On SIGINT/SIGTERM/SIGHUP the
+    calls in flight are aborted (their commands' whole process trees killed), background shells
+    are stopped, every process below ours is killed and the process exits at once (the SDK's
+    stdin reader cannot be interrupted).
 streamable HTTP
     Bound to ``127.0.0.1`` by default at ``/mcp``, with DNS-rebinding protection: the ``Host``
     header must be ``127.0.0.1:<port>``, ``localhost:<port>`` or ``[::1]:<port>`` (plus the bound
     host, when another one is given) and a browser ``Origin`` must be ``http://`` one of those;
     anything else gets 421/403. The socket is bound before serving, so a taken port is reported at
-    once and ``--port 0`` picks a free one (the URL is announced on stderr). On SIGINT/SIGTERM the
-    calls in flight are aborted first, then uvicorn shuts down gracefully.
+    once and ``--port 0`` picks a free one (the URL is announced on stderr). On SIGINT/SIGTERM/SIGHUP
+    the calls in flight are aborted first, then uvicorn shuts down gracefully.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
+
+from .._process.supervisor import end_all
 
 if TYPE_CHECKING:
     from mcp.server.transport_security import TransportSecuritySettings
@@ -47,7 +50,7 @@ logger = logging.getLogger("qwen_tools.serve")
 MCP_PATH = "/mcp"
 """Where the streamable HTTP endpoint lives."""
 
-_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 class ListenError(OSError):
@@ -56,9 +59,10 @@ class ListenError(OSError):
 
 @contextmanager
 def _on_stop_signals(handler: Callable[[], None]) -> Iterator[None]:
-    """Run ``handler`` on the event loop when SIGINT or SIGTERM arrives."""
+    """Run ``handler`` on the event loop when SIGINT, SIGTERM or SIGHUP arrives."""
     loop = asyncio.get_running_loop()
     installed: list[signal.Signals] = []
+    previous = {sig: signal.getsignal(sig) for sig in _STOP_SIGNALS}
     for sig in _STOP_SIGNALS:
         try:
             loop.add_signal_handler(sig, handler)
@@ -70,6 +74,7 @@ def _on_stop_signals(handler: Callable[[], None]) -> Iterator[None]:
     finally:
         for sig in installed:
             loop.remove_signal_handler(sig)
+            signal.signal(sig, previous[sig])
 
 
 # -- stdio ------------------------------------------------------------------------------
@@ -83,6 +88,7 @@ async def serve_stdio(app: ToolServer) -> None:
 
     async def stop_now() -> None:
         await app.shutdown()
+        end_all(descendants=True)  # os._exit skips the CLI's own clean-up
         logging.shutdown()
         sys.stderr.flush()
         os._exit(0)

@@ -10,10 +10,12 @@ then ``pid``, ``endTime``, ``exitCode`` (completed) or ``error`` (failed: ``exit
 
 :class:`BackgroundShellRegistry` lives on the session (``config.session.background_shells``):
 :meth:`~BackgroundShellRegistry.list`, :meth:`~BackgroundShellRegistry.get`,
-:meth:`~BackgroundShellRegistry.stop` (``SIGTERM`` then ``SIGKILL`` to the group; status
-``cancelled``) and :meth:`~BackgroundShellRegistry.stop_all`. The shells are supervised by tasks
-of the event loop that started them; when that loop shuts down, they are killed and marked
-``cancelled``. At most 32 finished shells are remembered (the oldest are forgotten first).
+:meth:`~BackgroundShellRegistry.stop` (``SIGTERM`` then ``SIGKILL`` to the shell's whole process
+tree, see :mod:`qwen_tools._process`; status ``cancelled``) and
+:meth:`~BackgroundShellRegistry.stop_all`. The shells are supervised by tasks of the event loop
+that started them; when that loop shuts down, they are killed and marked ``cancelled``: a
+background shell lives as long as its session, never longer. At most 32 finished shells are
+remembered (the oldest are forgotten first).
 
 This module imports ``asyncio`` only when a shell is started, so creating a session stays cheap.
 """
@@ -21,11 +23,9 @@ This module imports ``asyncio`` only when a shell is started, so creating a sess
 from __future__ import annotations
 
 import builtins
-import contextlib
 import json
 import os
 import secrets
-import signal as signals
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
@@ -255,12 +255,10 @@ class BackgroundShellRegistry:
 
     @staticmethod
     def _kill_now(entry: BackgroundShell) -> None:
+        from .execution import kill_tree_now
+
         if entry.pid is not None and (entry._exited is None or _returncode(entry._exited) is None):
-            for sig in (signals.SIGTERM, signals.SIGKILL):
-                try:
-                    os.killpg(entry.pid, sig)
-                except (ProcessLookupError, PermissionError):
-                    break
+            kill_tree_now(entry.pid)
 
     async def stop(self, shell_id: str) -> bool:
         """Kill a running shell's process group and wait until it is ``cancelled``.
@@ -269,14 +267,14 @@ class BackgroundShellRegistry:
         """
         import asyncio
 
-        from .execution import kill_process_group
+        from .execution import kill_process_tree
 
         entry = self._entries.get(shell_id)
         if entry is None or entry.status != "running":
             return False
         entry._stop_requested = True
         if entry.pid is not None and entry._exited is not None:
-            await kill_process_group(entry.pid, entry._exited)
+            await kill_process_tree(entry.pid, entry._exited)
         if entry._task is not None:
             await asyncio.wait({entry._task}, timeout=POST_EXIT_DRAIN_S + 1)
         self._settle(entry, None, None)
@@ -290,9 +288,10 @@ class BackgroundShellRegistry:
         await asyncio.gather(*(self.stop(shell_id) for shell_id in running))
 
     def kill_all_now(self) -> None:
-        """Synchronous last resort: ``SIGKILL`` every running shell's group (no waiting)."""
+        """Synchronous last resort: ``SIGKILL`` every running shell's tree (no waiting)."""
+        from .execution import kill_tree_now
+
         for entry in self._entries.values():
             if entry.status == "running" and entry.pid is not None:
                 entry._stop_requested = True
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(entry.pid, signals.SIGKILL)
+                kill_tree_now(entry.pid)

@@ -6,11 +6,15 @@ without blocking the event loop and fed to an :class:`~.output.OutputCapture`. T
 is the current one minus Qwen Code's internal secrets, plus ``QWEN_CODE=1``,
 ``TERM=xterm-256color``, ``PAGER=cat`` and the session id.
 
-Timeout and cancellation end the whole group: ``SIGTERM``, then ``SIGKILL`` 200 ms later (sent to
-the group even when the leader is already gone, so children that ignore ``SIGTERM`` go too).
-When the command exits by itself, its output is read until both pipes close, for at most 250 ms:
-a child it left running in the background (``sleep 300 & echo started``) keeps the pipes open
-but does not hold up the result, and is left running, as in Qwen Code.
+Every command is a process tree of :mod:`qwen_tools._process` (its own cgroup where possible,
+else found through /proc, our process being a child subreaper): job control, ``setsid`` and
+double forks do not take a process out of it. Timeout and cancellation end the whole tree:
+``SIGTERM`` to every member, then ``SIGKILL`` to every member 200 ms later (whether or not the
+leader is gone, so processes that ignore ``SIGTERM`` go too); :func:`run_foreground` returns once
+they have all died. When the command exits by itself, its output is read until both pipes close,
+for at most 250 ms: a child it left running in the background (``sleep 300 & echo started``)
+keeps the pipes open but does not hold up the result, and is left running, as in Qwen Code,
+until the session ends (:func:`qwen_tools._process.supervisor.end_all`).
 
 A spawn failure (missing working directory, missing ``bash``) is reported the way Node words it,
 ``spawn bash ENOENT``, with exit code 1.
@@ -29,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from qwen_tools._contract.abort import AbortSignal
+from qwen_tools._process import supervisor
 
 from .output import DEFAULT_MAX_BUFFERED_BYTES, OutputCapture, Stream
 
@@ -37,6 +42,8 @@ __all__ = [
     "PipeReader",
     "ShellRun",
     "kill_process_group",
+    "kill_process_tree",
+    "kill_tree_now",
     "run_foreground",
     "shell_argv",
     "shell_env",
@@ -132,6 +139,7 @@ async def spawn_process(
     Its stdin is ``stdin_fd`` when given (the caller keeps ownership of that descriptor),
     else ``/dev/null``. Raises ``OSError`` when the process cannot be started.
     """
+    launch = supervisor.prepare()
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     # read-only /dev/null, as Node's "ignore" opens it
@@ -143,18 +151,23 @@ async def spawn_process(
             stdout=out_w,
             stderr=err_w,
             cwd=cwd,
-            env=dict(env),
+            env=launch.environment(env),
             start_new_session=True,
+            preexec_fn=launch.preexec,
         )
     except BaseException:
         for fd in (out_r, out_w, err_r, err_w):
             os.close(fd)
+        launch.abandon()
         raise
     finally:
         if stdin_fd is None:
             os.close(stdin)
     os.close(out_w)
     os.close(err_w)
+    tree = launch.started(proc.pid)
+    if tree is not None:
+        asyncio.ensure_future(proc.wait()).add_done_callback(lambda _: supervisor.settle(tree))
     readers = [
         PipeReader(out_r, lambda data: on_data(data, "stdout")),
         PipeReader(err_r, lambda data: on_data(data, "stderr")),
@@ -167,12 +180,31 @@ def _signal_group(pgid: int, sig: int) -> None:
         os.killpg(pgid, sig)
 
 
-async def kill_process_group(pgid: int, exited: asyncio.Future[int]) -> None:
-    """``SIGTERM`` the group, wait up to 200 ms for its leader, then ``SIGKILL`` the group."""
-    _signal_group(pgid, signals.SIGTERM)
-    await asyncio.wait({exited}, timeout=SIGKILL_DELAY_S)
-    _signal_group(pgid, signals.SIGKILL)
+async def kill_process_tree(pid: int, exited: asyncio.Future[int]) -> None:
+    """End the tree of leader ``pid``: ``SIGTERM`` to all, 200 ms for the leader, ``SIGKILL``.
+
+    Returns once every member has died. Without tracking (not Linux), the process group.
+    """
+    tree = supervisor.tree_of(pid)
+    if tree is not None:
+        await tree.terminate(exited, SIGKILL_DELAY_S)
+    else:
+        _signal_group(pid, signals.SIGTERM)
+        await asyncio.wait({exited}, timeout=SIGKILL_DELAY_S)
+        _signal_group(pid, signals.SIGKILL)
     await asyncio.wait({exited}, timeout=5)
+
+
+kill_process_group = kill_process_tree
+"""The former name of :func:`kill_process_tree`."""
+
+
+def kill_tree_now(pid: int) -> None:
+    """``SIGKILL`` the whole tree of leader ``pid`` now, without waiting (synchronous)."""
+    tree = supervisor.tree_of(pid)
+    if tree is not None:
+        tree.kill_now()
+    _signal_group(pid, signals.SIGKILL)
 
 
 async def drain(readers: Sequence[PipeReader], timeout: float = POST_EXIT_DRAIN_S) -> None:
@@ -289,7 +321,7 @@ async def run_foreground(
         done, _ = await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
         if exited not in done:
             timed_out = aborted not in done
-            await kill_process_group(proc.pid, exited)
+            await kill_process_tree(proc.pid, exited)
         await drain(readers)
     finally:
         aborted.cancel()
@@ -297,7 +329,7 @@ async def run_foreground(
         for reader in readers:
             reader.close()
         if not exited.done():
-            _signal_group(proc.pid, signals.SIGKILL)
+            kill_tree_now(proc.pid)
             with contextlib.suppress(BaseException):
                 await asyncio.wait_for(asyncio.shield(exited), 5)
     output = capture.finish()

@@ -234,6 +234,7 @@ async def build_result(
         error=error,
         result_file_paths=files,
         output_budget_applied=True,
+        interrupted=run.aborted,
     )
 
 
