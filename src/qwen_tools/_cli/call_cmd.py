@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -33,13 +34,36 @@ async def _in_mcp_session(session: CliSession, body: Callable[[], Awaitable[T]])
         return await body()
 
 
-def _parse_args_json(raw: str | None) -> tuple[Any, str | None]:
+def _utf8(raw: bytes) -> tuple[str, str | None]:
+    """``raw`` decoded, or the reason it is not UTF-8 (the first bad byte and its offset)."""
+    try:
+        return raw.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        return "", f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})"
+
+
+def _parse_args_json(raw: str | bytes | None) -> tuple[Any, str | None]:
+    """ARGS (text from the command line, bytes from stdin) as ``JSON.parse`` reads it.
+
+    Bytes that are not UTF-8 are refused rather than guessed at (on the command line they
+    arrive as lone surrogates, ``surrogateescape``); the arguments' own limits (depth, lone
+    surrogates from ``\\ud800`` escapes, huge numbers) are for the call to apply.
+    """
+    from .._contract.arg_limits import ArgumentsTextError, loads_arguments
+    from .._contract.well_formed import has_surrogates
+
+    if isinstance(raw, str) and has_surrogates(raw):
+        raw = os.fsencode(raw)
+    if isinstance(raw, bytes):
+        raw, problem = _utf8(raw)
+        if problem is not None:
+            return None, f"ARGS is {problem}"
     if raw is None or raw.strip() == "":
         return {}, None
     try:
-        return json.loads(raw), None
-    except json.JSONDecodeError as exc:
-        return None, f"ARGS is not valid JSON: {exc.msg} (line {exc.lineno} column {exc.colno})"
+        return loads_arguments(raw), None
+    except ArgumentsTextError as exc:
+        return None, f"ARGS is not valid JSON: {exc}"
 
 
 def completed_to_json(completed: CompletedToolCall) -> dict[str, Any]:
@@ -146,6 +170,9 @@ def _print_human(completed: CompletedToolCall) -> None:
 
 def run_call(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Entry point of ``qwen-tools call``."""
+    from .render import printable_streams
+
+    printable_streams()
     if args.batch and args.name:
         parser.error("give a tool NAME or --batch, not both")
     if not args.batch and not args.name:
@@ -162,7 +189,7 @@ def run_call(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
     from .._execution.tool_call import ToolCallRequest
 
-    raw = sys.stdin.read() if args.args == "-" else args.args
+    raw = sys.stdin.buffer.read() if args.args == "-" else args.args
     params, problem = _parse_args_json(raw)
     if problem is not None:
         print(f"qwen-tools: {problem}", file=sys.stderr)
@@ -186,12 +213,26 @@ def run_call(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     return interrupts.code or _exit_code(completed)
 
 
-def _batch_lines(source: str) -> Iterator[str]:
+def _batch_lines(source: str) -> Iterator[bytes]:
+    """The lines as bytes: each is decoded on its own, so one bad line costs only itself."""
     if source == "-":
-        yield from sys.stdin
+        yield from sys.stdin.buffer
         return
-    with open(source, encoding="utf-8") as handle:
+    with open(source, "rb") as handle:
         yield from handle
+
+
+def _batch_item(line: bytes) -> tuple[Any, str | None]:
+    """One batch line as ``JSON.parse`` reads it, or why it cannot be read."""
+    from .._contract.arg_limits import ArgumentsTextError, loads_arguments
+
+    text, problem = _utf8(line)
+    if problem is not None:
+        return None, problem
+    try:
+        return loads_arguments(text, envelope=1), None
+    except ArgumentsTextError as exc:
+        return None, f"invalid JSON: {exc}"
 
 
 def _bad_line(number: int, message: str) -> dict[str, Any]:
@@ -225,10 +266,9 @@ def _run_batch(
                 break  # a stop signal ends the batch after the call it interrupted
             if not line.strip():
                 continue
-            try:
-                item = json.loads(line)
-            except json.JSONDecodeError as exc:
-                _emit(args, _bad_line(number, f"invalid JSON: {exc.msg}"))
+            item, problem = _batch_item(line)
+            if problem is not None:
+                _emit(args, _bad_line(number, problem))
                 worst = max(worst, EXIT_TOOL_ERROR)
                 continue
             if not isinstance(item, dict) or not isinstance(item.get("name"), str):
@@ -250,6 +290,8 @@ def _run_batch(
 
 def _emit(args: argparse.Namespace, obj: dict[str, Any]) -> None:
     if args.json:
-        print(json.dumps(obj, ensure_ascii=False), flush=True)
+        from .._contract.well_formed import escape_surrogates
+
+        print(escape_surrogates(json.dumps(obj, ensure_ascii=False)), flush=True)
     else:
         print(obj["responseText"], file=sys.stderr)

@@ -12,6 +12,15 @@ if TYPE_CHECKING:
     from .._execution.tool_call import CompletedToolCall
 
 
+def printable_streams() -> None:
+    """Let stdout and stderr print any string: a lone surrogate (a file name that is not UTF-8,
+    a ``\\ud800`` from a model) is written as its ``\\udxxx`` escape instead of raising."""
+    from .._contract.well_formed import install_stream_fallback
+
+    install_stream_fallback(sys.stdout)
+    install_stream_fallback(sys.stderr)
+
+
 def diff_renderable(diff: str) -> object:
     """A unified diff with added lines green and removed lines red."""
     from rich.text import Text

@@ -3,17 +3,21 @@
 The engine is ``jsonschema``; the *messages* follow AJV's ``errorsText`` format with
 ``dataVar: "params"`` (``params/limit must be >= 1``, ``params must have required property
 'file_path'``), and when several errors exist we report the one AJV would report first, since
-the reference runs AJV with ``allErrors: false``.
+the reference runs AJV with ``allErrors: false``. As AJV does by default (``strictNumbers``),
+NaN and the infinities are not numbers. Before any schema runs, the params pass the limits of
+:mod:`.arg_limits` (nesting depth, lone surrogates, integers beyond a double).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .arg_limits import NOT_AN_OBJECT, admitted_copy
 from .coercion import coerce_params, normalise_integers
 
 if TYPE_CHECKING:
@@ -71,10 +75,21 @@ class _Compiled:
 
 _cache: dict[int, _Compiled] = {}
 _by_text: dict[str, _Compiled] = {}
+_strict_numbers: dict[Any, Any] = {}
+"""Each draft's validator class with AJV's ``strictNumbers`` (NaN and infinities not numbers)."""
+
+
+def _finite_number(checker: Any, instance: Any) -> bool:
+    """AJV's ``number`` under its default ``strictNumbers``: NaN and the infinities are not."""
+    return (
+        isinstance(instance, int | float)
+        and not isinstance(instance, bool)
+        and math.isfinite(instance)
+    )
 
 
 def _build(schema: Mapping[str, Any]) -> _Compiled:
-    from jsonschema import Draft7Validator, Draft202012Validator, FormatChecker
+    from jsonschema import Draft7Validator, Draft202012Validator, FormatChecker, validators
     from jsonschema.exceptions import SchemaError
 
     declared = str(schema.get("$schema", "")).rstrip("#")
@@ -95,7 +110,12 @@ def _build(schema: Mapping[str, Any]) -> _Compiled:
             fast = fastjsonschema.compile(dict(schema), use_default=False)
         except Exception:  # unsupported construct: the slow path decides alone
             fast = None
-    return _Compiled(schema, cls(schema, format_checker=FormatChecker()), fast)
+    strict = _strict_numbers.get(cls)
+    if strict is None:
+        checker = cls.TYPE_CHECKER.redefine("number", _finite_number)
+        extend: Any = validators.extend  # untyped in the stubs
+        strict = _strict_numbers[cls] = extend(cls, type_checker=checker)
+    return _Compiled(schema, strict(schema, format_checker=FormatChecker()), fast)
 
 
 def _compiled(schema: Mapping[str, Any]) -> _Compiled:
@@ -117,15 +137,6 @@ def _compiled(schema: Mapping[str, Any]) -> _Compiled:
 def _compile(schema: Mapping[str, Any]) -> Validator | None:
     """The message-producing validator of ``schema``, or ``None`` if the schema is invalid."""
     return _compiled(schema).validator
-
-
-def _clone(value: Any) -> Any:
-    """A deep copy of JSON-like data (much cheaper than ``copy.deepcopy``)."""
-    if isinstance(value, dict):
-        return {k: _clone(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_clone(v) for v in value]
-    return value
 
 
 def _has_float(value: Any) -> bool:
@@ -325,16 +336,20 @@ def validate_params(
     Returns ``(params, error)``: a deep copy of the params with coercions applied (``"5"`` →
     ``5`` and friends, only when the first validation failed), and the error text or ``None``.
     A missing schema or one that does not compile skips validation, as in the reference.
+    The copy is made by :func:`~.arg_limits.admitted_copy` (lone surrogates to U+FFFD, integers
+    beyond a double to Infinity) and nesting past its limit is an error before any schema runs.
     """
     if not isinstance(params, Mapping):
-        return {}, "Value of params must be an object"
-    data: dict[str, Any] = _clone(dict(params))
+        return {}, NOT_AN_OBJECT
+    data, too_deep, non_finite = admitted_copy(params)
+    if too_deep is not None:
+        return {}, too_deep
     if not schema:
         return data, None
     compiled = _compiled(schema)
     if compiled.validator is None:
         return data, None
-    if compiled.fast is not None:
+    if compiled.fast is not None and not non_finite:
         try:
             compiled.fast(data)
         except Exception:

@@ -32,7 +32,7 @@ from .._contract.confirmation import (
 from .._contract.display import ToolResultDisplay
 from . import messages
 from .call_types import CompletedToolCall, ConfirmationHandler, ToolCallRequest, cancelled
-from .tool_call import PreparedCall, ResultHook, approve_call, execute_call, prepare_call
+from .tool_call import PreparedCall, ResultHook, execute_call, guarded_approval, prepare_call
 
 if TYPE_CHECKING:
     from .._config.config import Config
@@ -232,7 +232,7 @@ class _Batch:
         if self.signal.aborted:
             return cancelled(call.request, messages.CANCELLED_BEFORE_EXECUTION, tool=call.tool)
         confirm = self._confirm_for(index) if self.owner.confirm is not None else None
-        refusal = await approve_call(self.owner.config, call, self.signal, confirm)
+        refusal = await guarded_approval(self.owner.config, call, self.signal, confirm)
         if refusal is None:
             self.emit(index, ToolCallStatus.SCHEDULED)
         return refusal

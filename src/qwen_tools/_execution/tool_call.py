@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from .._config.tool_settings import ApprovalMode
 from .._contract.abort import AbortSignal
+from .._contract.arg_limits import admit_arguments
 from .._contract.confirmation import ToolConfirmationOutcome
 from .._contract.errors import StructuredToolError, ToolError, ToolErrorType, ToolParamsError
 from .._contract.function_response import function_response_for_result
 from .._contract.invocation import ToolInvocation, UpdateOutput
 from .._contract.results import ToolResult
+from .._contract.well_formed import to_well_formed
 from . import messages
 from .approval import confirmation_details, decide, forced_confirmation, rule_refusal
 from .call_types import (
@@ -47,6 +49,7 @@ __all__ = [
     "ToolCallRequest",
     "approve_call",
     "execute_call",
+    "guarded_approval",
     "is_preapproved",
     "prepare_call",
     "remember_always_allow",
@@ -73,6 +76,7 @@ def prepare_call(
     """Look the tool up and validate the params (the reference's pre-execution checks)."""
     if signal.aborted:
         return cancelled(request, messages.CANCELLED_BEFORE_EXECUTION)
+    request, too_deep = _admitted(request)
     tool = registry.get_tool(request.name)
     if tool is None and (rule := registry.denied_rule(request.name)) is not None:
         message = denied_tool_message(request.name, rule)
@@ -81,11 +85,28 @@ def prepare_call(
         return failed(
             request, registry.unknown_tool_message(request.name), ToolErrorType.TOOL_NOT_REGISTERED
         )
+    if too_deep is not None:
+        return failed(request, too_deep, ToolErrorType.INVALID_TOOL_PARAMS, tool=tool)
     try:
         invocation = tool.build(request.args)
     except ToolParamsError as exc:
         return failed(request, str(exc), ToolErrorType.INVALID_TOOL_PARAMS, tool=tool)
+    except Exception as exc:  # a tool's own checks failed on odd input: still the model's error
+        message = str(exc) or type(exc).__name__
+        return failed(request, message, ToolErrorType.INVALID_TOOL_PARAMS, tool=tool)
     return PreparedCall(request, tool, invocation)
+
+
+def _admitted(request: ToolCallRequest) -> tuple[ToolCallRequest, str | None]:
+    """The request as tools may see it (:func:`admit_arguments`), and the depth error if any.
+
+    The name is made well-formed too, so an unknown name can be quoted back in any transport.
+    """
+    name = to_well_formed(request.name) if isinstance(request.name, str) else str(request.name)
+    args, too_deep, _ = admit_arguments(request.args)
+    if name is not request.name or args is not request.args:
+        request = replace(request, name=name, args=args)
+    return request, too_deep
 
 
 async def approve_call(
@@ -118,6 +139,20 @@ async def approve_call(
         return decided
     call.outcome, call.invocation = decided
     return None
+
+
+async def guarded_approval(
+    config: Config,
+    call: PreparedCall,
+    signal: AbortSignal,
+    confirm: ConfirmationHandler | None,
+) -> CompletedToolCall | None:
+    """:func:`approve_call`, with a failure of the approval machinery as the call's error."""
+    try:
+        return await approve_call(config, call, signal, confirm)
+    except Exception as exc:
+        message = str(exc) or type(exc).__name__
+        return failed(call.request, message, ToolErrorType.UNHANDLED_EXCEPTION, tool=call.tool)
 
 
 async def execute_call(
@@ -211,7 +246,7 @@ async def run_tool_call(
     signal = signal or AbortSignal.never()
     prepared = prepare_call(registry, request, signal)
     if isinstance(prepared, PreparedCall):
-        refused = await approve_call(config, prepared, signal, confirm)
+        refused = await guarded_approval(config, prepared, signal, confirm)
         completed = refused or await execute_call(prepared, signal, update_output, on_result)
     else:
         completed = prepared

@@ -9,14 +9,18 @@ comma is dropped, open strings and brackets are closed); other damage (single qu
 unquoted keys, comments, Python literals, trailing commas) goes to the ``json-repair``
 package. ``truncated`` reports what the reference checks to decide the output was cut
 short: an open string or an unbalanced ``{``/``[`` at the end of the text.
+
+Parsing is :func:`~qwen_tools._contract.arg_limits.loads_arguments`: integers of any length,
+and text nested past the depth limit comes back cut to it, so the call is refused with the depth
+error (never a ``RecursionError`` out of the completion).
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._contract.arg_limits import MAX_DEPTH, ArgumentsTextError, loads_arguments, prune_depth
 from .._jsjson import js_stringify
 
 __all__ = ["ParsedArguments", "dumps_arguments", "parse_tool_arguments"]
@@ -33,12 +37,12 @@ class ParsedArguments:
     """The text was not valid JSON as received."""
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"not JSON: {name}")
-
-
 def _loads(text: str) -> Any:
-    return json.loads(text, parse_constant=_reject_constant)
+    """``JSON.parse``: no NaN/Infinity, integers of any length, any depth (see ``arg_limits``)."""
+    try:
+        return loads_arguments(text)
+    except ArgumentsTextError as exc:
+        raise ValueError(str(exc)) from None
 
 
 def _scan(text: str) -> tuple[int, bool]:
@@ -64,7 +68,11 @@ def _repair(text: str) -> Any:
     from .jsonrepair import JSONRepairError, jsonrepair
 
     try:
-        return _loads(jsonrepair(text))
+        try:
+            repaired = jsonrepair(text)
+        except RecursionError:  # jsonrepair recurses: cut the text to the depth limit first
+            repaired = jsonrepair(prune_depth(text, MAX_DEPTH + 1))
+        return _loads(repaired)
     except (JSONRepairError, ValueError, RecursionError):
         return {}
 
