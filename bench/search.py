@@ -8,6 +8,9 @@ cached in the temporary directory. The script then times, interleaved and in one
 
 * ``grep_search`` end to end (``build`` + ``execute`` on one ``Config``, ripgrep engine)
   against ``rg`` run as a subprocess with the same arguments, output captured (target ≤ 1.3×);
+  ``grep_search`` runs rg confined by Landlock, which makes the kernel check every open: the
+  same ``rg`` run confined the same way (no tool around it) is timed too, so the ratio to it
+  shows what the tool itself costs;
 * the same call with the pure-Python engine against that ``rg`` run (target ≤ 5×);
 * ``glob`` with ``**/*.txt`` against ``rg --files -g '*.txt'`` (target ≤ 1.5×). ``glob``
   stops collecting at 1,000 matches (as Qwen Code does), so this walk ends early; a pattern
@@ -36,6 +39,8 @@ from typing import Any
 from qwen_tools._config.config import Config
 from qwen_tools._contract.abort import AbortSignal
 from qwen_tools._contract.declarative import BaseDeclarativeTool
+from qwen_tools._sandbox.landlock import abi_version, spawn_confined
+from qwen_tools.builtin._rg_sandbox import rg_confinement
 from qwen_tools.builtin._ripgrep import SearchRequest, find_ripgrep
 from qwen_tools.builtin.glob import GlobTool
 from qwen_tools.builtin.grep import GrepTool
@@ -86,6 +91,17 @@ def _run_command(argv: list[str], cwd: Path) -> float:
     return time.perf_counter() - start
 
 
+def _run_confined(argv: list[str], cwd: Path) -> float:
+    start = time.perf_counter()
+    policy, env = rg_confinement(argv[0], (str(cwd),), True)
+    process = spawn_confined(
+        argv, policy, cwd=cwd, env=env,
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    process.communicate()
+    return time.perf_counter() - start
+
+
 def _median_ms(samples: list[float]) -> float:
     return statistics.median(samples) * 1000
 
@@ -115,11 +131,14 @@ def main() -> None:
             GrepTool(config, engine="python"), grep_params, r
         ),
         "rg --json (same flags)": lambda r: _run_command(rg_grep, root),
+        "rg --json, confined": lambda r: _run_confined(rg_grep, root),
         "glob **/*.txt": lambda r: _run_tool(GlobTool(config), glob_params, r),
         "rg --files -g '*.txt'": lambda r: _run_command(rg_files, root),
         "glob **/file0000?.txt": lambda r: _run_tool(GlobTool(config), few_params, r),
         "rg --files -g file0000?.txt": lambda r: _run_command(rg_few, root),
     }
+    if abi_version() == 0:
+        del jobs["rg --json, confined"]  # grep_search then runs the Python engine instead
     with asyncio.Runner() as runner:
         if args.profile:
             name = {"python": "grep_search (python)", "ripgrep": "grep_search (ripgrep)"}
@@ -152,6 +171,9 @@ def main() -> None:
         ),
     ):
         ratio = ours / base
+        if label == "grep_search (ripgrep) / rg" and "rg --json, confined" in medians:
+            own = ours / medians["rg --json, confined"]
+            print(f"  {'grep_search (ripgrep) / rg confined':<27}: {own:5.2f}x")
         print(
             f"  {label:<27}: {ratio:5.2f}x  (target ≤ {target}x: {'met' if ratio <= target else 'MISSED'})"
         )

@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from qwen_tools.builtin._grep_worker import close_idle_workers
 from support.workspaces import git_init
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _grep_workers_end_with_the_session() -> Iterator[None]:
+    """The Python grep engine keeps idle workers for the next search: end them at the end."""
+    yield
+    close_idle_workers()
 
 
 @pytest.fixture

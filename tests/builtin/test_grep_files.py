@@ -211,9 +211,9 @@ async def test_use_ripgrep_off_selects_the_python_engine(
 ) -> None:
     import qwen_tools.builtin._ripgrep as ripgrep_module
 
-    async def no_rg(*args: Any, **kwargs: Any) -> Any:
+    def no_rg(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("rg must not run")
 
-    monkeypatch.setattr(ripgrep_module.asyncio, "create_subprocess_exec", no_rg)
+    monkeypatch.setattr(ripgrep_module, "spawn_confined", no_rg)
     text = await run(tree, {"pattern": "a = 1", "path": "dup.py"}, "auto", use_ripgrep=False)
     assert text.startswith('Found 2 matches for pattern "a = 1" in path "dup.py":')

@@ -21,24 +21,42 @@ regex syntax rejects. It gives what ``rg --json --ignore-case`` with the referen
   UTF-8 keeps its number but loses its text, and a file name that is not UTF-8 is shown with
   U+FFFD replacements, as the reference decodes ripgrep's output.
 
-The 20 MB output cap is approximated (ripgrep's JSON is not reproduced byte for byte); the time
-limit, cancellation and read errors behave as with ``rg`` (a read error makes the search
-incomplete, as ripgrep's exit status 2 does).
+* **Confinement.** Every file is read through a descriptor that is known to lie inside the
+  allowed roots (:meth:`SearchRequest.allowed_roots`): a search root is opened and its real
+  location checked; each directory below it is opened without following a final symlink and
+  checked; each file is opened by name through its directory's descriptor, never through a
+  symlink, and non-blocking. A swap by another process is seen as a read error.
+
+The 20 MB output cap is approximated (ripgrep's JSON is not reproduced byte for byte);
+cancellation and read errors behave as with ``rg`` (a read error makes the search incomplete,
+as ripgrep's exit status 2 does). At the time limit the search stops with what it found and
+:func:`._ripgrep.timeout_message`. :mod:`._grep_worker` runs this engine in a process that can
+be killed, since one runaway regular expression cannot be interrupted otherwise.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import stat
 import time
 from dataclasses import dataclass
 
 from qwen_tools._config.ignore_rules import IgnoreSource, load_ignore_file
 from qwen_tools._contract.abort import AbortSignal
+from qwen_tools._fs.confined import ConfinedOpener, open_confined
 
 from ._regex_translate import NEWLINE_ERROR, LineRegex, RegexUnsupported, compile_line_regex
 from ._rg_glob import GlobError, Override, compile_override
-from ._ripgrep import ABORTED_MESSAGE, MAX_BUFFER, GrepMatch, SearchOutcome, SearchRequest
+from ._rg_sandbox import global_excludes_path
+from ._ripgrep import (
+    ABORTED_MESSAGE,
+    MAX_BUFFER,
+    GrepMatch,
+    SearchOutcome,
+    SearchRequest,
+    timeout_message,
+)
 
 __all__ = ["python_search"]
 
@@ -117,22 +135,8 @@ def _exclude_path(directory: str) -> str:
 
 
 def _global_excludes() -> IgnoreSource | None:
-    """git's ``core.excludesFile`` (from ``~/.gitconfig``), else ``$XDG_CONFIG_HOME/git/ignore``."""
-    home = os.path.expanduser("~")
-    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
-    path = os.path.join(xdg, "git", "ignore")
-    for config in (os.path.join(home, ".gitconfig"), os.path.join(xdg, "git", "config")):
-        try:
-            with open(config, encoding="utf-8", errors="replace") as fh:
-                text = fh.read()
-        except OSError:
-            continue
-        core = re.search(r"(?ims)^\s*\[core\](.*?)(?=^\s*\[|\Z)", text)
-        value = core and re.search(r"(?im)^\s*excludesfile\s*=\s*(.+?)\s*$", core.group(1))
-        if value:
-            path = os.path.expanduser(value.group(1).strip('"'))
-            break
-    return load_ignore_file(path, "", "excludesFile")
+    """git's global excludes file (``core.excludesFile``, else ``$XDG_CONFIG_HOME/git/ignore``)."""
+    return load_ignore_file(global_excludes_path(), "", "excludesFile")
 
 
 def _parents(root: str, respect_git: bool) -> _Dir:
@@ -218,16 +222,28 @@ def _scan(text: str, line_regex: LineRegex, path: str, out: list[GrepMatch]) -> 
     return size + (3 * len(path) + 400 if size else 0)
 
 
-def _read(path: str) -> bytes:
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+_FILE_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
+_ENTRY_FLAGS = _FILE_FLAGS | os.O_NOFOLLOW
+
+
+def _read_all(fd: int) -> bytes:
+    chunk = os.read(fd, _READ_SIZE)
+    if len(chunk) < _READ_SIZE:
+        return chunk
+    parts = [chunk]
+    while chunk := os.read(fd, _READ_SIZE):
+        parts.append(chunk)
+    return b"".join(parts)
+
+
+def _read_entry(name: str, directory_fd: int) -> bytes:
+    """A file of an open directory, by its name there: never through a symlink swapped in.
+
+    Opened non-blocking, so a FIFO swapped in reads as empty (or fails) instead of hanging.
+    """
+    fd = os.open(name, _ENTRY_FLAGS, dir_fd=directory_fd)
     try:
-        chunk = os.read(fd, _READ_SIZE)
-        if len(chunk) < _READ_SIZE:
-            return chunk
-        parts = [chunk]
-        while chunk := os.read(fd, _READ_SIZE):
-            parts.append(chunk)
-        return b"".join(parts)
+        return _read_all(fd)
     finally:
         os.close(fd)
 
@@ -246,6 +262,8 @@ class _Search:
         self.size = 0
         self.errored = False
         self.stopped: str | None = None
+        self.roots = request.allowed_roots()
+        self.open_dir = ConfinedOpener(self.roots, os.O_RDONLY | os.O_NOFOLLOW, directory=True).open
         cwd = request.cwd.rstrip("/")
         self.cwd_prefix = cwd + "/"
         extra: list[tuple[int, IgnoreSource]] = []
@@ -261,17 +279,13 @@ class _Search:
             if self.signal.aborted:
                 self.stopped = ABORTED_MESSAGE
             elif time.monotonic() > self.deadline:
-                self.stopped = self.request.command_failed()
+                self.stopped = timeout_message(self.request.time_limit())
             elif self.size > MAX_BUFFER:
                 self.stopped = "stdout maxBuffer length exceeded"
         return self.stopped is not None
 
-    def search_file(self, path: str, explicit: bool) -> None:
-        try:
-            text = _decode(_read(path), explicit)
-        except OSError:
-            self.errored = True
-            return
+    def search_bytes(self, path: str, data: bytes, explicit: bool) -> None:
+        text = _decode(data, explicit)
         if not path.isascii() and _SURROGATE.search(path):  # a name that is not UTF-8
             path = path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
         self.size += _scan(text, self.regex, path, self.matches)
@@ -280,47 +294,77 @@ class _Search:
         for root in self.request.paths:
             if self.check_stop():
                 return
-            if os.path.isdir(root):
-                self.walk(root)
-            elif os.path.isfile(root):
-                self.search_file(root, explicit=True)
-            else:
+            try:  # a root given explicitly is followed through symlinks, as rg does
+                fd = open_confined(root, self.roots, _FILE_FLAGS)
+            except OSError:
                 self.errored = True
+                continue
+            try:
+                mode = os.fstat(fd).st_mode
+                if stat.S_ISDIR(mode):
+                    self.walk(root, fd)
+                elif stat.S_ISREG(mode):
+                    self.search_bytes(root, _read_all(fd), explicit=True)
+                else:
+                    self.errored = True
+            except OSError:
+                self.errored = True
+            finally:
+                os.close(fd)
 
-    def walk(self, root: str) -> None:
+    def walk(self, root: str, root_fd: int) -> None:
+        """Search beneath ``root`` (open as ``root_fd``), each directory opened and checked.
+
+        A directory below the root is opened without following a final symlink and checked to
+        lie inside the allowed roots; its files are opened through the directory's descriptor,
+        by name, without following symlinks. So whatever is swapped in on the way, no file
+        outside the roots is read.
+        """
         respect_git = self.request.respect_git_ignore
         pending = [(root, _parents(os.path.dirname(root.rstrip("/")) or "/", respect_git))]
         override, cwd_prefix = self.override, self.cwd_prefix
         while pending and not self.check_stop():
             directory, parent_state = pending.pop()
             try:
-                with os.scandir(directory) as listing:
-                    entries = list(listing)
+                fd = root_fd if directory is root else self.open_dir(directory)
             except OSError:
                 self.errored = True
                 continue
-            names = {entry.name for entry in entries}
-            state = parent_state.child(directory, names, respect_git)
-            prefix = directory if directory.endswith("/") else directory + "/"
-            for entry in entries:
-                is_dir = entry.is_dir(follow_symlinks=False)
-                if not is_dir and not entry.is_file(follow_symlinks=False):
-                    continue
-                path = prefix + entry.name
-                verdict = None
-                if override is not None:
-                    relative = path[len(cwd_prefix) :] if path.startswith(cwd_prefix) else path
-                    verdict = override.decide(relative, is_dir)
-                if verdict is None:
-                    verdict = state.decide(path, is_dir, self.extra)
-                    if verdict is None and entry.name.startswith("."):
-                        verdict = True
-                if verdict:
-                    continue
-                if is_dir:
-                    pending.append((path, state))
-                else:
-                    self.search_file(path, explicit=False)
+            try:
+                with os.scandir(fd) as listing:
+                    entries = list(listing)
+                names = {entry.name for entry in entries}
+                state = parent_state.child(directory, names, respect_git)
+                prefix = directory if directory.endswith("/") else directory + "/"
+                for entry in entries:
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                    if not is_dir and not entry.is_file(follow_symlinks=False):
+                        continue
+                    path = prefix + entry.name
+                    verdict = None
+                    if override is not None:
+                        relative = path[len(cwd_prefix) :] if path.startswith(cwd_prefix) else path
+                        verdict = override.decide(relative, is_dir)
+                    if verdict is None:
+                        verdict = state.decide(path, is_dir, self.extra)
+                        if verdict is None and entry.name.startswith("."):
+                            verdict = True
+                    if verdict:
+                        continue
+                    if is_dir:
+                        pending.append((path, state))
+                        continue
+                    try:
+                        data = _read_entry(entry.name, fd)
+                    except OSError:
+                        self.errored = True
+                        continue
+                    self.search_bytes(path, data, explicit=False)
+            except OSError:
+                self.errored = True
+            finally:
+                if fd != root_fd:
+                    os.close(fd)
 
 
 def python_search(request: SearchRequest, signal: AbortSignal, deadline: float) -> SearchOutcome:

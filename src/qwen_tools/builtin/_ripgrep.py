@@ -14,24 +14,31 @@ other failure is reported with Node's wording, ``Command failed: rg <args>\\n<st
 program is always named ``rg`` in that text, whichever binary ran, so both engines agree.
 ``RIPGREP_CONFIG_PATH`` is removed from the environment: a user's ripgrep config file would
 change the search in ways the Python engine cannot follow.
+
+Unlike the reference, ``rg`` runs confined by the kernel to the workspace directories
+(:mod:`._rg_sandbox`), started and read from a thread of its own (:mod:`._search_child`), so
+the event loop never waits on it and an abort, a cancellation, the timeout or the output cap
+kill it and end the call at once; its stdout and stderr are always read to their end.
 """
 
 from __future__ import annotations
 
-import asyncio
 import base64
-import contextlib
 import json
 import os
 import shutil
-import signal as signal_module
 import subprocess
 import sys
 import sysconfig
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from qwen_tools._contract.abort import AbortSignal
+from qwen_tools._sandbox.landlock import spawn_confined
+
+from ._rg_sandbox import rg_confinement
+from ._search_child import Child, pump_output, run_blocking
 
 __all__ = [
     "ABORTED_MESSAGE",
@@ -42,6 +49,7 @@ __all__ = [
     "find_ripgrep",
     "run_ripgrep",
     "search_timeout",
+    "timeout_message",
 ]
 
 MAX_BUFFER = 20_000_000
@@ -49,6 +57,14 @@ ABORTED_MESSAGE = "The operation was aborted"
 MAX_BUFFER_MESSAGE = "stdout maxBuffer length exceeded"
 _MATCH_PREFIX = b'{"type":"match"'
 _CHUNK = 1 << 16
+
+
+def timeout_message(seconds: float) -> str:
+    """What the model is told when the Python engine's search ran out of time."""
+    return (
+        f"Search timed out after {seconds:g} s: the pattern may be too expensive (or the "
+        "search too large); simplify the pattern or narrow the search with path or glob."
+    )
 
 
 def search_timeout() -> float:
@@ -66,6 +82,21 @@ class SearchRequest:
     glob: str | None = None
     respect_git_ignore: bool = True
     ignore_files: tuple[str, ...] = ()
+    roots: tuple[str, ...] = ()
+    """The realpath-resolved directories the search may read beneath (the workspace's)."""
+    timeout: float | None = None
+    """Seconds the search may run; ``None``: :func:`search_timeout`."""
+
+    def time_limit(self) -> float:
+        """The time limit in seconds."""
+        return search_timeout() if self.timeout is None else self.timeout
+
+    def allowed_roots(self) -> tuple[str, ...]:
+        """``roots``; when none were given, each search path's directory (realpath-resolved)."""
+        if self.roots:
+            return self.roots
+        real = (os.path.realpath(p) for p in self.paths)
+        return tuple(p if os.path.isdir(p) else os.path.dirname(p) for p in real)
 
     def rg_args(self, threads: int = 4) -> list[str]:
         """The arguments after ``rg``, in the reference's order."""
@@ -192,6 +223,11 @@ class _Collector:
             if not self.kept_output and line.strip():
                 self.kept_output = True
 
+    def take(self, chunk: bytes) -> bool:
+        """Feed ``chunk``; False once the cap is reached (stop reading)."""
+        self.feed(chunk)
+        return not self.overflowed
+
     def finish(self, keep_last_line: bool) -> bool:
         """Take the unterminated tail unless the run was cut short; True if output remains."""
         if keep_last_line and self.pending.strip():
@@ -199,59 +235,31 @@ class _Collector:
         return self.kept_output
 
 
-def _kill(process: asyncio.subprocess.Process) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
-        if os.name == "posix":
-            os.killpg(process.pid, signal_module.SIGKILL)
-        else:
-            process.kill()
-
-
-async def _run_once(
-    command: str, request: SearchRequest, signal: AbortSignal, threads: int
+def _drive(
+    command: str, request: SearchRequest, threads: int, child: Child
 ) -> tuple[SearchOutcome, str]:
-    env = {k: v for k, v in os.environ.items() if k != "RIPGREP_CONFIG_PATH"}
-    process = await asyncio.create_subprocess_exec(
-        command,
-        *request.rg_args(threads),
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        cwd=request.cwd,
-        env=env,
-        start_new_session=os.name == "posix",
-    )
-    assert process.stdout is not None
-    assert process.stderr is not None
+    """Start ``rg`` confined, stream its output into a :class:`_Collector`, judge how it ended.
+
+    Blocking: runs in the search's own thread (:func:`run_blocking`).
+    """
+    deadline = time.monotonic() + request.time_limit()
+    policy, env = rg_confinement(command, request.allowed_roots(), request.respect_git_ignore)
+    popen = spawn_confined(
+        [command, *request.rg_args(threads)], policy,
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        cwd=request.cwd, env=env, process_group=0,
+    )  # fmt: skip
+    child.attach(popen)
     collector = _Collector()
-    stdout, stderr_pipe = process.stdout, process.stderr
-
-    async def pump() -> None:
-        while not collector.overflowed and (chunk := await stdout.read(_CHUNK)):
-            collector.feed(chunk)
-
-    stderr_task = asyncio.ensure_future(stderr_pipe.read())
-    pump_task = asyncio.ensure_future(pump())
-    abort_task = asyncio.ensure_future(signal.wait())
     try:
-        done, _ = await asyncio.wait(
-            {pump_task, abort_task}, timeout=search_timeout(), return_when=asyncio.FIRST_COMPLETED
-        )
-        aborted = abort_task in done and not pump_task.done()
-        timed_out = not done
-        if aborted or timed_out or collector.overflowed:
-            _kill(process)
-        with contextlib.suppress(Exception):
-            await pump_task
-        returncode = await process.wait()
-        stderr = (await stderr_task).decode("utf-8", "replace")
-    except BaseException:  # our caller was cancelled: rg must not outlive the call
-        _kill(process)
-        for task in (pump_task, stderr_task):
-            task.cancel()
-        raise
+        raw_stderr, timed_out = pump_output(child, collector.take, deadline)
+        returncode = child.reap()
     finally:
-        abort_task.cancel()
+        for stream in (popen.stdout, popen.stderr):
+            if stream is not None:
+                stream.close()
+    stderr = raw_stderr.decode("utf-8", "replace")
+    aborted = child.stopped
     outcome = SearchOutcome()
     cut_short = aborted or timed_out or collector.overflowed
     has_output = collector.finish(keep_last_line=not cut_short)
@@ -268,6 +276,13 @@ async def _run_once(
         outcome.regex_rejected = not has_output and "regex" in stderr
     outcome.incomplete = outcome.error is not None and has_output
     return outcome, stderr
+
+
+async def _run_once(
+    command: str, request: SearchRequest, signal: AbortSignal, threads: int
+) -> tuple[SearchOutcome, str]:
+    child = Child()
+    return await run_blocking(lambda: _drive(command, request, threads, child), child, signal)
 
 
 def _thread_eagain(stderr: str) -> bool:

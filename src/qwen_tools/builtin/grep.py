@@ -36,14 +36,23 @@ Where we differ from 0.24.4:
 * Patterns ripgrep rejects but JavaScript accepts (look-around, back-references,
   ``interface{}``…) are searched by the Python engine with their JavaScript meaning instead
   of failing.
-* A ``path`` outside the workspace directories is refused at validation time.
+* A ``path`` outside the workspace directories is refused at validation time, and what is
+  read is checked as it is opened: ``rg`` runs confined by the kernel to the workspace
+  directories (Landlock, :mod:`._rg_sandbox`); where that is not possible (no Landlock, not
+  Linux, ``QWEN_TOOLS_LANDLOCK=off``) the Python engine searches instead, even with
+  ``engine="ripgrep"``, since it checks every descriptor it reads. A symlink swapped in by
+  another process during a search is never followed outside.
+* The Python engine runs in a worker process (:mod:`._grep_worker`): a runaway pattern never
+  blocks the event loop, an abort kills it, and its time limit ends with
+  ``Search timed out after N s: …`` instead of ripgrep's ``Command failed`` text.
+* Control characters in file names are escaped (``\\n``, ``\\x1b``…), so a name cannot add a
+  line to the output.
 """
 
 from __future__ import annotations
 
 import os
 import stat
-import time
 from typing import Any, ClassVar, Literal
 
 import anyio
@@ -56,18 +65,19 @@ from qwen_tools._contract.invocation import BaseToolInvocation, ToolInvocation, 
 from qwen_tools._contract.kinds import Kind
 from qwen_tools._contract.results import ToolResult
 from qwen_tools._jstext import js_trim, utf16_len, utf16_prefix
+from qwen_tools._sandbox.landlock import LandlockError
 
-from ._grep_fallback import python_search
+from ._grep_worker import run_python_search
 from ._js_regex import js_regex_error
-from ._paths import check_search_path, format_display_path, js_resolve, resolve_path
-from ._ripgrep import (
-    GrepMatch,
-    SearchOutcome,
-    SearchRequest,
-    find_ripgrep,
-    run_ripgrep,
-    search_timeout,
+from ._paths import (
+    check_search_path,
+    escape_control_chars,
+    format_display_path,
+    js_resolve,
+    resolve_path,
 )
+from ._rg_sandbox import confinement_works
+from ._ripgrep import GrepMatch, SearchOutcome, SearchRequest, find_ripgrep, run_ripgrep
 
 __all__ = ["GrepEngine", "GrepTool"]
 
@@ -126,10 +136,17 @@ def _qwen_ignore_root(roots: list[str], path: str) -> str | None:
 class GrepInvocation(BaseToolInvocation[dict[str, Any]]):
     """One validated ``grep_search`` call."""
 
-    def __init__(self, config: Config, params: dict[str, Any], engine: GrepEngine) -> None:
+    def __init__(
+        self,
+        config: Config,
+        params: dict[str, Any],
+        engine: GrepEngine,
+        time_limit: float | None = None,
+    ) -> None:
         super().__init__(params)
         self.config = config
         self.engine = engine
+        self.time_limit = time_limit
         self._services: dict[str, FileDiscoveryService] = {}
         self._roots = [str(d) for d in config.workspace.directories]
 
@@ -172,13 +189,16 @@ class GrepInvocation(BaseToolInvocation[dict[str, Any]]):
         use_rg = self.engine == "ripgrep" or (
             self.engine == "auto" and self.config.settings.use_ripgrep
         )
-        command = await anyio.to_thread.run_sync(find_ripgrep) if use_rg else None
+        command = await anyio.to_thread.run_sync(confined_ripgrep) if use_rg else None
         if command is not None:
-            outcome = await run_ripgrep(command, request, signal)
-            if not outcome.regex_rejected:
-                return outcome
-        deadline = time.monotonic() + search_timeout()
-        return await anyio.to_thread.run_sync(python_search, request, signal, deadline)
+            try:
+                outcome = await run_ripgrep(command, request, signal)
+            except LandlockError:  # the ruleset could not be built: never run rg unconfined
+                pass
+            else:
+                if not outcome.regex_rejected:
+                    return outcome
+        return await run_python_search(request, signal)
 
     def _filter(self, matches: list[GrepMatch], paths: list[str]) -> list[GrepMatch]:
         """Drop Qwen-ignored files, order the lines, drop duplicates across directories."""
@@ -234,6 +254,8 @@ class GrepInvocation(BaseToolInvocation[dict[str, Any]]):
             glob=glob or None,
             respect_git_ignore=filtering.respect_git_ignore,
             ignore_files=self._ignore_files(paths) if filtering.respect_qwen_ignore else (),
+            roots=self.config.workspace.roots(readable=True),
+            timeout=self.time_limit,
         )
         try:
             outcome = await self._search(request, signal)
@@ -271,7 +293,7 @@ class GrepInvocation(BaseToolInvocation[dict[str, Any]]):
         visible: list[GrepMatch] = []
         length, by_chars = 0, False
         for match in shown:
-            raw = f"{match.path}:{match.line}:{match.text}"
+            raw = f"{escape_control_chars(match.path)}:{match.line}:{match.text}"
             sep = 1 if parts else 0
             size = utf16_len(raw)
             visible.append(match)
@@ -314,6 +336,12 @@ class GrepInvocation(BaseToolInvocation[dict[str, Any]]):
                 cache.record_read(path, full=False, cacheable=cacheable, stat_result=info)
 
 
+def confined_ripgrep() -> str | None:
+    """The ``rg`` to run, when there is one and it can run confined to the workspace."""
+    command = find_ripgrep()
+    return command if command is not None and confinement_works(command) else None
+
+
 def _under(path: str, root: str) -> bool:
     return path == root or path.startswith(root if root.endswith("/") else root + "/")
 
@@ -321,17 +349,22 @@ def _under(path: str, root: str) -> bool:
 class GrepTool(BaseDeclarativeTool[dict[str, Any]]):
     """The ``grep_search`` tool (display name ``Grep``, kind ``search``).
 
-    ``engine`` forces the search engine (tests, benchmarks): ``"ripgrep"`` or ``"python"``.
+    ``engine`` forces the search engine (tests, benchmarks): ``"ripgrep"`` or ``"python"``
+    (ripgrep only where it can be confined, else Python). ``time_limit`` replaces the default
+    time limit of a search (seconds).
     """
 
     Name: ClassVar[str] = "grep_search"
     max_output_chars = 20_000
     """The per-tool output budget the scheduler applies (the reference's ``maxOutputChars``)."""
 
-    def __init__(self, config: Config, *, engine: GrepEngine = "auto") -> None:
+    def __init__(
+        self, config: Config, *, engine: GrepEngine = "auto", time_limit: float | None = None
+    ) -> None:
         super().__init__(self.Name, "Grep", _DESCRIPTION, Kind.SEARCH, _SCHEMA)
         self.config = config
         self.engine: GrepEngine = engine
+        self.time_limit = time_limit
 
     def validate_tool_param_values(self, params: dict[str, Any]) -> str | None:
         """A positive limit, a pattern JavaScript compiles, an existing path in the workspace."""
@@ -345,4 +378,4 @@ class GrepTool(BaseDeclarativeTool[dict[str, Any]]):
 
     def create_invocation(self, params: dict[str, Any]) -> ToolInvocation[dict[str, Any]]:
         """Build the invocation for validated params."""
-        return GrepInvocation(self.config, params, self.engine)
+        return GrepInvocation(self.config, params, self.engine, self.time_limit)
