@@ -1,4 +1,5 @@
-"""Shared test configuration: every ``async def`` test runs under anyio on asyncio."""
+"""Shared test configuration: every ``async def`` test runs under anyio on asyncio, and no
+process a test started outlives the run (:mod:`support.leftovers`)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,24 @@ import inspect
 from typing import Any
 
 import pytest
+
+from support import leftovers
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Become the reaper of every process the tests start; SIGTERM/SIGHUP interrupt."""
+    leftovers.install()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """After every fixture is torn down, kill what still runs below pytest, and say so."""
+    ended = leftovers.end_leftovers()
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if ended and reporter is not None:
+        reporter.write_sep("=", "processes left running by the tests (killed)", yellow=True)
+        for line in ended:
+            reporter.write_line(line)
 
 
 @pytest.hookimpl(tryfirst=True)

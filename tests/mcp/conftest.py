@@ -6,6 +6,7 @@ test (or module, for the shared manager) no marked process may remain.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -22,6 +23,7 @@ import pytest
 
 from qwen_tools import Config, McpServerConfig, ToolSettings
 from qwen_tools._mcp.manager import McpManager
+from support.leftovers import die_with_parent
 from support.processes import MARK_VAR, kill_marked, wait_until_gone
 
 SERVER = Path(__file__).parent / "servers" / "demo_server.py"
@@ -60,6 +62,7 @@ class Servers:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
+            preexec_fn=die_with_parent,  # even if pytest itself is killed
         )
         self.processes.append(process)
         deadline = time.monotonic() + 20
@@ -79,9 +82,11 @@ class Servers:
         return McpServerConfig(http_url=f"http://127.0.0.1:{port}/mcp", **fields)
 
     def close(self) -> list[int]:
+        """Kill every server (and its group), then whatever else carries the mark."""
         for process in self.processes:
-            if process.poll() is None:
-                os.killpg(process.pid, signal.SIGKILL)
+            if process.poll() is None:  # (a reaped pid may already be someone else's)
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
             process.wait()
         left = wait_until_gone(self.mark, timeout=10)
         kill_marked(self.mark)
@@ -91,8 +96,11 @@ class Servers:
 @pytest.fixture
 def servers() -> Iterator[Servers]:
     made = Servers(uuid.uuid4().hex)
-    yield made
-    assert made.close() == [], "MCP test servers were left running"
+    try:
+        yield made
+    finally:
+        left = made.close()
+    assert left == [], "MCP test servers were left running"
 
 
 def make_config(root: Path, servers: dict[str, McpServerConfig], **settings: Any) -> Config:

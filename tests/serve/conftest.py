@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from support.cli_env import isolated_env
+from support.leftovers import die_with_parent
 from support.processes import MARK_VAR, process_guard
 
 EXE = Path(sys.executable).with_name("qwen-tools")
@@ -111,16 +112,20 @@ def start_http(ws: Path, env: dict[str, str], log: Path, *extra: str) -> HttpSer
             stdout=subprocess.PIPE,
             stderr=err,
             text=True,
+            preexec_fn=die_with_parent,  # even if pytest itself is killed
         )
     server = HttpServer(process, port, log)
-    deadline = time.monotonic() + 30
-    while not re.search(r"serving MCP over streamable HTTP at http://\S+", server.stderr()):
-        if process.poll() is not None or time.monotonic() > deadline:
-            server.stop(signal.SIGKILL)
-            pytest.fail(f"the HTTP server did not start: {server.stderr()}")
-        time.sleep(0.05)
-    with contextlib.closing(socket.create_connection(("127.0.0.1", port), timeout=5)):
-        pass
+    try:
+        deadline = time.monotonic() + 30
+        while not re.search(r"serving MCP over streamable HTTP at http://\S+", server.stderr()):
+            if process.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"the HTTP server did not start: {server.stderr()}")
+            time.sleep(0.05)
+        with contextlib.closing(socket.create_connection(("127.0.0.1", port), timeout=5)):
+            pass
+    except BaseException:  # a failure or an interruption: the server must not stay behind
+        server.stop(signal.SIGKILL)
+        raise
     return server
 
 

@@ -20,6 +20,7 @@ from mcp.client.stdio import StdioServerParameters
 
 from qwen_tools import Config, ToolCallRequest, build_registry, run_tool_call
 from qwen_tools._serve.cli import SESSION_ONLY_TOOLS
+from support.leftovers import die_with_parent
 from support.processes import group_members, wait_group_gone
 
 from .conftest import EXE, PNG
@@ -207,6 +208,7 @@ def test_stdout_carries_only_protocol(ws: Path, env: dict[str, str]) -> None:
         env=env,
         cwd=ws,
         text=True,
+        preexec_fn=die_with_parent,
     )
     lines: queue.Queue[str] = queue.Queue()
     reader = threading.Thread(target=lambda: [lines.put(line) for line in process.stdout or ()])
@@ -270,6 +272,7 @@ def test_sigterm_kills_running_commands(ws: Path, env: dict[str, str]) -> None:
         env=env,
         cwd=ws,
         text=True,
+        preexec_fn=die_with_parent,
     )
     try:
         assert process.stdin is not None

@@ -38,6 +38,7 @@ __all__ = [
     "become_subreaper",
     "cgroups_available",
     "end_all",
+    "kill_descendants",
     "prepare",
     "set_tracking",
     "settle",
@@ -240,8 +241,12 @@ def _marked_anywhere(table: dict[int, procfs.ProcStat], instance: str) -> dict[i
     return found
 
 
-def _kill_descendants(state: _State) -> None:
-    """Stop, then kill, every process below ours (and anything carrying our marks)."""
+def kill_descendants() -> dict[int, int]:
+    """Stop, then kill, every process below ours (and anything carrying our marks).
+
+    Returns the processes killed (pid → start), once they have died (bounded wait).
+    """
+    state = _current()
     me = os.getpid()
     stopped: dict[int, int] = {}
     for _ in range(64):
@@ -265,6 +270,7 @@ def _kill_descendants(state: _State) -> None:
         procfs.is_alive(pid, start) for pid, start in stopped.items()
     ):
         time.sleep(0.005)
+    return stopped
 
 
 def end_all(descendants: bool = False) -> None:
@@ -274,13 +280,10 @@ def end_all(descendants: bool = False) -> None:
     exits, since everything below it is its own.
     """
     state = _state
-    if state is None or state.pid != os.getpid():
-        if descendants and procfs.available():
-            _kill_descendants(_current())
-        return
-    for tree in list(state.trees.values()):
-        tree.kill_and_wait_now(timeout=2)
-        tree.dispose()
-    state.trees.clear()
+    if state is not None and state.pid == os.getpid():
+        for tree in list(state.trees.values()):
+            tree.kill_and_wait_now(timeout=2)
+            tree.dispose()
+        state.trees.clear()
     if descendants and procfs.available():
-        _kill_descendants(state)
+        kill_descendants()
