@@ -15,6 +15,7 @@ import pytest
 
 from qwen_tools import Config, ToolCallRequest, ToolRegistry
 from qwen_tools._contract.abort import AbortController, AbortSignal
+from qwen_tools._execution import messages
 from qwen_tools._execution.scheduler import ToolScheduler
 from qwen_tools.builtin._grep_worker import busy_worker_pids
 from qwen_tools.builtin._ripgrep import timeout_message
@@ -68,6 +69,8 @@ async def test_abort_kills_the_search_and_other_calls_complete_meanwhile(slow_ws
     controller.abort()
     (stopped,) = await asyncio.wait_for(runaway, 60)
     assert stopped.status == "cancelled"
+    reason = f"[Operation Cancelled] Reason: {messages.CANCELLED_DURING_EXECUTION}"
+    assert stopped.response.response == {"error": reason}  # while running, not "had completed"
     assert not worker_alive(pid)
 
 

@@ -77,7 +77,14 @@ from ._paths import (
     resolve_path,
 )
 from ._rg_sandbox import confinement_works
-from ._ripgrep import GrepMatch, SearchOutcome, SearchRequest, find_ripgrep, run_ripgrep
+from ._ripgrep import (
+    ABORTED_MESSAGE,
+    GrepMatch,
+    SearchOutcome,
+    SearchRequest,
+    find_ripgrep,
+    run_ripgrep,
+)
 
 __all__ = ["GrepEngine", "GrepTool"]
 
@@ -261,6 +268,13 @@ class GrepInvocation(BaseToolInvocation[dict[str, Any]]):
             outcome = await self._search(request, signal)
         except Exception as exc:  # e.g. rg could not be started
             outcome = SearchOutcome(error=str(exc), output_empty=True)
+        result = await self._answer(pattern, where, paths, outcome)
+        result.interrupted = outcome.error == ABORTED_MESSAGE  # stopped by the abort: no result
+        return result
+
+    async def _answer(
+        self, pattern: str, where: str, paths: list[str], outcome: SearchOutcome
+    ) -> ToolResult:
         if outcome.error is not None and outcome.output_empty:
             message = f"Error during grep search operation: {outcome.error}"
             return ToolResult(llm_content=message, return_display=f"Error: {outcome.error}")
