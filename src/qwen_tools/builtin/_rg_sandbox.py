@@ -24,8 +24,12 @@ unavailable or that fails, ``grep_search`` uses the Python engine instead of an 
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import os
 import re
+import shutil
+import stat
 import subprocess
 import tempfile
 import threading
@@ -45,6 +49,7 @@ _LOADER_FILES = ("/etc/ld.so.cache", "/etc/ld.so.preload")
 _ANCESTOR_NAMES = (".ignore", ".rgignore")
 _GIT_NAMES = (".gitignore", ".git/info/exclude")
 
+_HOME_PREFIX = "qwen-tools-rg-home-"
 _lock = threading.Lock()
 _programs: dict[str, tuple[str, ...] | None] = {}
 _works: dict[str, bool] = {}
@@ -101,8 +106,50 @@ def global_excludes_path() -> str:
     return os.path.join(xdg, "git", "ignore")
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def _remove_stale_homes(base: str) -> None:
+    """Private homes left by processes of ours that could not clean up (``kill -9``)."""
+    with contextlib.suppress(OSError):
+        for name in os.listdir(base):
+            owner = name.removeprefix(_HOME_PREFIX).split("-", 1)[0]
+            if name == owner or not owner.isdigit() or _alive(int(owner)):
+                continue
+            path = os.path.join(base, name)
+            with contextlib.suppress(OSError):
+                info = os.lstat(path)
+                if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid():
+                    shutil.rmtree(path, ignore_errors=True)
+
+
+def _remove_home(home: str, creator: int) -> None:
+    if os.getpid() == creator:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def _make_home() -> str:
+    base = tempfile.gettempdir()
+    _remove_stale_homes(base)
+    home = tempfile.mkdtemp(prefix=f"{_HOME_PREFIX}{os.getpid()}-", dir=base)
+    os.makedirs(os.path.join(home, "xdg", "git"), mode=0o700)
+    atexit.register(_remove_home, home, os.getpid())
+    return home
+
+
 def _private_home(respect_git_ignore: bool) -> str:
-    """Our own ``HOME`` for rg, holding a copy of the global excludes (when they apply)."""
+    """Our own ``HOME`` for rg, holding a copy of the global excludes (when they apply).
+
+    One per process, in the temporary directory (mode 0700), removed at exit; one left by a
+    killed process is removed by the next process that makes its own.
+    """
     content: bytes | None = None
     if respect_git_ignore:
         try:
@@ -111,15 +158,15 @@ def _private_home(respect_git_ignore: bool) -> str:
         except OSError:
             content = None
     with _lock:
-        if not _home:
-            _home.append(tempfile.mkdtemp(prefix="qwen-tools-rg-home-"))
-            _home_excludes.append(None)
-            os.makedirs(os.path.join(_home[0], "xdg", "git"), mode=0o700)
+        if not _home or not os.path.isdir(os.path.join(_home[0], "xdg", "git")):
+            _home[:] = [_make_home()]  # the first time, or the temporary directory was cleaned
+            _home_excludes[:] = [None]
         home = _home[0]
         if content != _home_excludes[0]:
             target = os.path.join(home, "xdg", "git", "ignore")
             if content is None:
-                os.unlink(target)
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(target)
             else:
                 spare = f"{target}.{threading.get_ident()}"
                 with open(spare, "wb") as fh:
