@@ -1,0 +1,54 @@
+"""Confined rg still honours the ignore files it reads outside the workspace, as the Python
+engine does: ignore files of the workspace's parent directories (up to the repository's top)
+and git's global excludes file (found through ``core.excludesFile``)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from qwen_tools._config.config import Config
+from qwen_tools._contract.abort import AbortSignal
+from qwen_tools.builtin.grep import GrepTool
+from support.workspaces import git_init
+
+
+@pytest.fixture
+def nested(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A workspace one level below a repository's top, with a user git config of its own."""
+    root = Path(os.path.realpath(tmp_path))
+    home = root / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text("[core]\n\texcludesFile = ~/global-ignore\n")
+    (home / "global-ignore").write_text("*.globally\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
+    repo = root / "repo"
+    repo.mkdir()
+    git_init(repo)
+    (repo / ".gitignore").write_text("by-parent.txt\n")
+    (repo / ".ignore").write_text("by-parent-ignore.txt\n")
+    (repo / ".git" / "info" / "exclude").write_text("by-exclude.txt\n")
+    ws = repo / "sub"
+    ws.mkdir()
+    for name in (
+        "kept.txt",
+        "by-parent.txt",
+        "by-parent-ignore.txt",
+        "by-exclude.txt",
+        "x.globally",
+    ):
+        (ws / name).write_text("needle\n")
+    return ws
+
+
+@pytest.mark.parametrize("engine", ["ripgrep", "python"])
+async def test_outside_ignore_files_apply(nested: Path, engine: str) -> None:
+    tool = GrepTool(Config(nested), engine=engine)  # type: ignore[arg-type]
+    result = await tool.build({"pattern": "needle"}).execute(AbortSignal())
+    assert result.llm_content == (
+        'Found 1 match for pattern "needle" in the workspace directory:\n---\n'
+        f"{nested}/kept.txt:1:needle"
+    )
