@@ -16,8 +16,14 @@ __all__ = ["History", "encode_json"]
 
 
 def encode_json(value: Any) -> bytes:
-    """Compact UTF-8 JSON, as ``JSON.stringify`` writes it."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+    """Compact UTF-8 JSON, as ``JSON.stringify`` writes it.
+
+    A lone surrogate (a model's ``\\ud800``, a file name that is not UTF-8) can only stand in a
+    string literal here, so ``backslashreplace`` writes exactly its JSON escape, as
+    ``JSON.stringify`` does, where a plain encode would raise.
+    """
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return text.encode("utf-8", "backslashreplace")
 
 
 class History:

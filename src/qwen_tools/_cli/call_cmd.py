@@ -170,9 +170,6 @@ def _print_human(completed: CompletedToolCall) -> None:
 
 def run_call(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Entry point of ``qwen-tools call``."""
-    from .render import printable_streams
-
-    printable_streams()
     if args.batch and args.name:
         parser.error("give a tool NAME or --batch, not both")
     if not args.batch and not args.name:

@@ -163,6 +163,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     from .interrupts import Terminated, exit_code, process_lifetime
+    from .render import printable_streams
+
+    printable_streams()  # a lone surrogate in anything printed is escaped, never an error
 
     try:
         with process_lifetime():

@@ -204,22 +204,25 @@ def _js_int(digits: str) -> int | float:
     return int(digits)
 
 
-def _loads(text: str) -> Any:
+def _loads(text: str, constants: bool) -> Any:
+    if constants:
+        return json.loads(text, parse_int=_js_int)
     return json.loads(text, parse_constant=_reject_constant, parse_int=_js_int)
 
 
-def loads_arguments(text: str, envelope: int = 0) -> Any:
+def loads_arguments(text: str, envelope: int = 0, *, constants: bool = False) -> Any:
     """Parse JSON ``text`` as ``JSON.parse`` would; raises :class:`ArgumentsTextError`.
 
     Text nested too deeply for the parser is cut to ``MAX_DEPTH + 1`` levels of arguments and
     parsed again, so its arguments are still refused by :func:`admit_arguments` with the depth
     error. ``envelope`` is how many levels hold the arguments (1 for ``{"args": {...}}``).
+    ``constants=True`` reads ``NaN`` and ``Infinity`` as numbers (the MCP SDK's parser does).
     """
     try:
         try:
-            return _loads(text)
+            return _loads(text, constants)
         except RecursionError:
-            return _loads(prune_depth(text, envelope + MAX_DEPTH + 1))
+            return _loads(prune_depth(text, envelope + MAX_DEPTH + 1), constants)
     except json.JSONDecodeError as exc:
         raise ArgumentsTextError(f"{exc.msg} (line {exc.lineno} column {exc.colno})") from None
     except RecursionError:

@@ -232,7 +232,8 @@ class ChatClient:
         request.update(dict(self.config.sampling or {}))
         request["stream"] = False
         request.update(dict(self.config.extra_body))
-        body = json.dumps(request, ensure_ascii=False, separators=(",", ":")).encode()
+        text = json.dumps(request, ensure_ascii=False, separators=(",", ":"))
+        body = text.encode("utf-8", "backslashreplace")  # lone surrogates: their JSON escapes
         completion = await self.complete(body, stream=False, signal=signal)
         return completion.text
 

@@ -17,7 +17,8 @@ they are (only the root is normalised to ``type: object``, as :func:`to_mcp_tool
     ``notifications/cancelled`` (or a closed HTTP stream, or shutdown) cancels the handler, which
     fires the call's ``AbortSignal`` and waits for the tool to wind down (a shell command's process
     group is killed) before the SDK drops the response. Every other outcome, including unknown
-    tools and invalid params, is a ``CallToolResult`` (see :mod:`.content`).
+    tools and invalid params, is a ``CallToolResult`` (see :mod:`.content`), its strings made
+    well-formed before the SDK writes them (:func:`.wire_text.well_formed_result`).
 
 The registry may hold MCP tools proxied from upstream servers; the :class:`McpManager` that
 connects them (``mcp_manager``) stays open for the server's lifetime and is closed by
@@ -44,12 +45,14 @@ from mcp.server.lowlevel import Server
 
 from .._contract.abort import AbortController
 from .._contract.display import McpToolProgressDisplay, ToolResultDisplay
+from .._contract.well_formed import to_well_formed
 from .._execution.call_types import ToolCallRequest
 from .._execution.scheduler import ToolCallEvent, ToolScheduler
 from .._fs.read_cache import FileReadCache
 from .._registry.exporters import to_mcp_tools
 from .._version import __version__
 from .content import call_result
+from .wire_text import well_formed_result
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
@@ -102,6 +105,8 @@ class _ProgressRelay:
             item = (output.progress, output.total, output.message)
         else:
             return
+        if item[2] is not None:
+            item = (item[0], item[1], to_well_formed(item[2]))  # pydantic cannot write others
         self._loop.call_soon_threadsafe(self._set, item)
 
     def _set(self, item: tuple[float | None, float | None, str | None]) -> None:
@@ -277,7 +282,7 @@ class ToolServer:
             await session.report_progress(value, total, message)
 
         completed = await self.call(params.name, params.arguments, progress=progress)
-        return call_result(completed)
+        return well_formed_result(call_result(completed))
 
     # -- shutdown -----------------------------------------------------------------------
 

@@ -6,14 +6,17 @@ stdio
     goes to stderr. The server ends when the client closes stdin. On SIGINT/SIGTERM/SIGHUP the
     calls in flight are aborted (their commands' whole process trees killed), background shells
     are stopped, every process below ours is killed and the process exits at once (the SDK's
-    stdin reader cannot be interrupted).
+    stdin reader cannot be interrupted). Messages the SDK's JSON parser refuses (lone surrogate
+    escapes, huge integers, deep nesting) are read again (:class:`.wire_text.RepairingReadStream`)
+    instead of being dropped unanswered.
 streamable HTTP
     Bound to ``127.0.0.1`` by default at ``/mcp``, with DNS-rebinding protection: the ``Host``
     header must be ``127.0.0.1:<port>``, ``localhost:<port>`` or ``[::1]:<port>`` (plus the bound
     host, when another one is given) and a browser ``Origin`` must be ``http://`` one of those;
     anything else gets 421/403. The socket is bound before serving, so a taken port is reported at
     once and ``--port 0`` picks a free one (the URL is announced on stderr). On SIGINT/SIGTERM/SIGHUP
-    the calls in flight are aborted first, then uvicorn shuts down gracefully.
+    the calls in flight are aborted first, then uvicorn shuts down gracefully. Request bodies the
+    SDK's parser would refuse are read again first (:class:`.wire_text.RepairingHttpApp`).
 """
 
 from __future__ import annotations
@@ -84,6 +87,8 @@ async def serve_stdio(app: ToolServer) -> None:
     """Serve ``app`` on stdin/stdout until the client closes stdin (or a stop signal)."""
     from mcp.server.stdio import stdio_server
 
+    from .wire_text import RepairingReadStream
+
     stopping: list[asyncio.Task[None]] = []
 
     async def stop_now() -> None:
@@ -101,7 +106,8 @@ async def serve_stdio(app: ToolServer) -> None:
         try:
             async with stdio_server() as (read_stream, write_stream):
                 options = app.server.create_initialization_options()
-                await app.server.run(read_stream, write_stream, options)
+                repaired = RepairingReadStream(read_stream)  # see .wire_text
+                await app.server.run(repaired, write_stream, options)
         finally:
             await app.shutdown()
 
@@ -172,6 +178,8 @@ async def serve_http(
     """
     import uvicorn
 
+    from .wire_text import RepairingHttpApp
+
     class _Server(uvicorn.Server):
         @contextmanager
         def capture_signals(self) -> Iterator[None]:
@@ -192,7 +200,7 @@ async def serve_http(
             transport_security=transport_security(host, bound_port),
         )
         config = uvicorn.Config(
-            starlette_app,
+            RepairingHttpApp(starlette_app),  # see .wire_text
             log_config=None,
             access_log=False,
             lifespan="on",
