@@ -184,3 +184,13 @@ async def test_shell_gets_the_replacement_character(ws: Path, tmp_path: Path) ->
     done = await call(config, "run_shell_command", {"command": "printf '%s' 'x\ud800y'"})
     assert done.status == "success", done.response_text
     assert "x\ufffdy" in done.response_text
+
+
+def test_json_in_a_string_is_held_to_the_same_limits() -> None:
+    schema = {"type": "object", "properties": {"a": {"type": "array"}}}
+    for levels in (500, 5000):
+        text = "[" * levels + "]" * levels
+        assert validate_params(schema, {"a": text}) == ({"a": text}, "params/a must be array")
+    assert validate_params(schema, {"a": '["\\ud800", 1]'}) == ({"a": ["\ufffd", 1]}, None)
+    assert validate_params(schema, {"a": "[1" + "0" * 5000 + "]"}) == ({"a": [math.inf]}, None)
+    assert validate_params(schema, {"a": "[NaN]"})[1] == "params/a must be array"

@@ -3,14 +3,17 @@
 Models often send ``"5"`` for an integer, ``"true"`` for a boolean, a number where a string is
 expected, or a JSON array serialised as a string. Like the reference, we repair those shapes
 in place (and only where the schema does not accept the value as it is) before validating again.
+JSON inside a string is held to the same limits as the params (:mod:`.arg_limits`): read as
+``JSON.parse`` reads it, lone surrogates made U+FFFD, and left a string when it nests too deeply.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from typing import Any
+
+from .arg_limits import ArgumentsTextError, admitted_copy, loads_arguments
 
 _NUMERIC = re.compile(r"^-?\d+(\.\d+)?$")
 _MAX_DEPTH = 64
@@ -161,10 +164,11 @@ def _fix_json(value: Any, accepted: frozenset[str]) -> Any:
         text.startswith("{") and text.endswith("}")
     ):
         try:
-            parsed = json.loads(text)
-        except ValueError:
+            parsed = loads_arguments(text)
+        except ArgumentsTextError:
             return _MISSING
-        if _type_of(parsed) in accepted:
+        parsed, too_deep, _ = admitted_copy(parsed)  # the same limits as the params themselves
+        if too_deep is None and _type_of(parsed) in accepted:
             return parsed
     return _MISSING
 
