@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import os
 import tempfile
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -243,22 +242,33 @@ async def test_failing_editor_asks_again_unchanged(
 async def test_abort_while_the_editor_runs(
     ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    editor, log = make_editor(tmp_path, "exec sleep 30")
+    editor, log = make_editor(tmp_path, "exec sleep 3600")
     monkeypatch.setenv("EDITOR", editor)
     config = Config(ws)
     controller = AbortController()
     answers = Answers([MODIFY])
     target = ws / "aborted.txt"
-    started = time.monotonic()
-    asyncio.get_running_loop().call_later(0.5, controller.abort)
-    done = await write(
-        config,
-        WriteFileTool(config),
-        {"file_path": str(target), "content": "x"},
-        answers,
-        signal=controller.signal,
+
+    async def abort_once_the_editor_runs() -> None:
+        for _ in range(3000):  # bounded: fails only if the editor never starts
+            if Path(f"{log}.original").exists():
+                break
+            await asyncio.sleep(0.01)
+        controller.abort()
+
+    aborter = asyncio.ensure_future(abort_once_the_editor_runs())
+    # Bounded far below the editor's 3600 s: fails only if the abort does not end the wait.
+    done = await asyncio.wait_for(
+        write(
+            config,
+            WriteFileTool(config),
+            {"file_path": str(target), "content": "x"},
+            answers,
+            signal=controller.signal,
+        ),
+        120,
     )
-    assert time.monotonic() - started < 10
+    await aborter
     assert done.status == "cancelled"
     assert done.response_text == "[Operation Cancelled] Reason: Tool call cancelled by user."
     assert not target.exists()

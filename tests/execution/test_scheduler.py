@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from pathlib import Path
 from typing import Any, Literal
 
@@ -33,23 +32,47 @@ from qwen_tools._execution.scheduler import ToolCallEvent, ToolCallStatus, ToolS
 
 SCHEMA = {
     "type": "object",
-    "properties": {"name": {"type": "string"}, "ms": {"type": "integer"}},
+    "properties": {
+        "name": {"type": "string"},
+        "ms": {"type": "integer"},
+        "meet": {"type": "string"},
+    },
     "required": ["name"],
 }
 
 
 class Journal:
-    """Records when each call started and ended (monotonic), to check overlap and order."""
+    """Records the order in which calls started and ended, to check overlap and order.
+
+    Only the order of events counts, never a clock: a call with ``meet`` waits until the call
+    it names has started, so two calls that meet can only finish if they ran side by side.
+    """
 
     def __init__(self) -> None:
-        self.spans: dict[str, tuple[float, float]] = {}
+        self.events: list[tuple[str, str]] = []
+        self._started: dict[str, asyncio.Event] = {}
+
+    def started(self, name: str) -> asyncio.Event:
+        return self._started.setdefault(name, asyncio.Event())
+
+    def record(self, what: str, name: str) -> None:
+        self.events.append((what, name))
+        if what == "start":
+            self.started(name).set()
+
+    @property
+    def finished(self) -> set[str]:
+        return {name for what, name in self.events if what == "end"}
+
+    def _at(self, what: str, name: str) -> int:
+        return self.events.index((what, name))
 
     def overlap(self, a: str, b: str) -> bool:
-        (s1, e1), (s2, e2) = self.spans[a], self.spans[b]
-        return s1 < e2 and s2 < e1
+        at = self._at
+        return at("start", a) < at("end", b) and at("start", b) < at("end", a)
 
     def before(self, a: str, b: str) -> bool:
-        return self.spans[a][1] <= self.spans[b][0]
+        return self._at("end", a) < self._at("start", b)
 
 
 class StepInvocation(BaseToolInvocation[dict[str, Any]]):
@@ -77,12 +100,16 @@ class StepInvocation(BaseToolInvocation[dict[str, Any]]):
     async def execute(
         self, signal: AbortSignal, update_output: UpdateOutput | None = None
     ) -> ToolResult:
-        start = time.monotonic()
+        journal = self.tool.journal
+        journal.record("start", self.params["name"])
         if update_output is not None:
             update_output(f"working on {self.params['name']}")
+        if self.params.get("meet"):
+            # bounded: fails only if the other call never starts while this one runs
+            await asyncio.wait_for(journal.started(self.params["meet"]).wait(), 60)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(signal.wait(), self.params.get("ms", 0) / 1000)
-        self.tool.journal.spans[self.params["name"]] = (start, time.monotonic())
+        journal.record("end", self.params["name"])
         if self.params["name"].startswith("boom"):
             raise RuntimeError("exploded")
         return ToolResult(llm_content=f"done {self.params['name']}")
@@ -114,16 +141,19 @@ def config(tmp_path: Path) -> Config:
     return Config(tmp_path, approval_mode=ApprovalMode.YOLO)
 
 
-def call(tool: str, name: str, ms: int = 0) -> ToolCallRequest:
-    return ToolCallRequest(tool, {"name": name, "ms": ms}, f"id-{name}")
+def call(tool: str, name: str, ms: int = 0, meet: str | None = None) -> ToolCallRequest:
+    params: dict[str, Any] = {"name": name, "ms": ms}
+    if meet is not None:
+        params["meet"] = meet
+    return ToolCallRequest(tool, params, f"id-{name}")
 
 
 async def test_reads_run_in_parallel_and_edits_in_order(
     registry: ToolRegistry, config: Config, journal: Journal
 ) -> None:
     batch = [
-        call("look", "r1", 150),
-        call("look", "r2", 150),
+        call("look", "r1", meet="r2"),
+        call("look", "r2", meet="r1"),
         call("change", "e", 20),
         call("look", "r3", 10),
     ]
@@ -153,8 +183,13 @@ async def test_waiting_for_approval_does_not_hold_back_earlier_reads(
     async def confirm(
         request: ToolCallRequest, details: ToolCallConfirmationDetails
     ) -> tuple[ToolConfirmationOutcome, ToolConfirmationPayload | None]:
-        await asyncio.sleep(0.3)  # the user takes a while; the reads must finish meanwhile
-        seen_when_asked.append(set(journal.spans))
+        # The user takes a while; the reads must finish meanwhile (bounded: fails only if
+        # they wait for the answer).
+        for _ in range(6000):
+            if {"r1", "r2"} <= journal.finished:
+                break
+            await asyncio.sleep(0.01)
+        seen_when_asked.append(journal.finished)
         return ToolConfirmationOutcome.PROCEED_ONCE, None
 
     batch = [call("look", "r1", 50), call("look", "r2", 50), call("change", "e")]
@@ -187,11 +222,12 @@ async def test_cancel_mid_execution_answers_every_call(
     registry: ToolRegistry, config: Config
 ) -> None:
     controller = AbortController()
-    asyncio.get_running_loop().call_later(0.1, controller.abort)
-    batch = [call("change", "slow", 5000), call("look", "later", 0)]
-    started = time.monotonic()
-    results = await ToolScheduler(registry, config).schedule(batch, controller.signal)
-    assert time.monotonic() - started < 3
+    scheduler = ToolScheduler(registry, config)
+    # Abort once "slow" runs (its first output), not after some delay.
+    scheduler.subscribe(lambda event: controller.abort() if event.output is not None else None)
+    batch = [call("change", "slow", 3_600_000), call("look", "later", 0)]
+    # Bounded far below slow's hour: fails only if the abort does not end it.
+    results = await asyncio.wait_for(scheduler.schedule(batch, controller.signal), 60)
     assert [r.status for r in results] == ["cancelled", "cancelled"]
     assert results[0].response_text.startswith(
         "[Operation Cancelled] Reason: The tool had already completed"
@@ -209,10 +245,10 @@ async def test_cancel_while_awaiting_approval(registry: ToolRegistry, tmp_path: 
     async def never_answers(
         request: ToolCallRequest, details: ToolCallConfirmationDetails
     ) -> tuple[ToolConfirmationOutcome, ToolConfirmationPayload | None]:
+        controller.abort()  # the user cancels while the question is shown
         await asyncio.sleep(3600)
         raise AssertionError("unreachable")
 
-    asyncio.get_running_loop().call_later(0.1, controller.abort)
     results = await ToolScheduler(registry, config, confirm=never_answers).schedule(
         [call("change", "e"), call("look", "r")], controller.signal
     )

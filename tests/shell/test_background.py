@@ -141,7 +141,10 @@ async def test_stop_kills_the_group(ws: Path, tmp_path: Path, process_mark: str)
     registry = BackgroundShellRegistry()
     entry = await start(registry, "sleep 300 & echo up; sleep 300", ws, tmp_path / "bg")
     assert status_of(entry)["status"] == "running"
-    await asyncio.sleep(0.2)
+    for _ in range(3000):  # until the shell has printed (bounded: fails only if it never does)
+        if Path(entry.output_path).read_text():
+            break
+        await asyncio.sleep(0.01)
     assert await registry.stop(entry.id) is True
     assert entry.status == "cancelled" and status_of(entry)["status"] == "cancelled"
     assert entry.pid is not None and wait_group_gone(entry.pid)

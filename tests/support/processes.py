@@ -18,9 +18,9 @@ import pytest
 MARK_VAR = "QWEN_TOOLS_TEST_MARK"
 
 
-def marked_pids(mark: str) -> list[int]:
-    """Live (non-zombie) processes whose environment carries ``mark``."""
-    needle = f"{MARK_VAR}={mark}".encode()
+def marked_pids(mark: str, var: str = MARK_VAR) -> list[int]:
+    """Live (non-zombie) processes whose environment carries ``mark`` (in variable ``var``)."""
+    needle = f"{var}={mark}".encode()
     found: list[int] = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit() or int(entry) == os.getpid():

@@ -93,12 +93,21 @@ def build(name: str) -> MCPServer:
 
     @server.tool(structured_output=False)
     async def forever(marker: str) -> str:
-        """Never return; write ``marker`` when cancelled."""
+        """Never return; write ``<marker>.started`` at once and ``marker`` when cancelled."""
+        Path(f"{marker}.started").write_text("started")
         try:
             await anyio.sleep_forever()
         except anyio.get_cancelled_exc_class():
             Path(marker).write_text("cancelled")
             raise
+        return "unreachable"
+
+    @server.tool(structured_output=False)
+    async def stubborn(marker: str) -> str:
+        """Never return, not even when cancelled; write ``<marker>.started`` at once."""
+        Path(f"{marker}.started").write_text("started")
+        with anyio.CancelScope(shield=True):
+            await anyio.sleep_forever()
         return "unreachable"
 
     @server.tool(structured_output=False)
