@@ -306,3 +306,32 @@ def test_printing_never_fails_on_lone_surrogates(tmp_path: Path, mode: str) -> N
     else:
         assert out == "caf\\udce9 \\ud83d\n"
         assert "no \\ud800 here" in err and "shown \\udfff" in err
+
+
+def test_a_huge_tool_name_is_answered_and_the_batch_goes_on(env: dict[str, str], ws: Path) -> None:
+    """A 20 MB "tool name" gets the not-found answer (suggestions included) and the next line runs.
+
+    The old pure-Python edit distance needed about ten minutes for this line; the subprocess's
+    generous limit only fails the test when the answer never comes in that time.
+    """
+    huge = "r" * 20_000_000
+    lines = [
+        json.dumps({"name": huge, "args": {}}).encode(),
+        json.dumps(
+            {"name": "read_file", "args": {"absolute_path": str(ws / "notes.txt")}}
+        ).encode(),
+    ]
+    done = subprocess.run(
+        [EXE, "call", "--batch", "-", "--json"],
+        env=env,
+        cwd=ws,
+        input=b"\n".join(lines) + b"\n",
+        capture_output=True,
+        timeout=300,
+        check=False,
+    )
+    objects = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(objects) == 2
+    assert "not found in registry" in objects[0]["responseText"]
+    assert "Did you mean" in objects[0]["responseText"]
+    assert "line 2" in objects[1]["responseText"]

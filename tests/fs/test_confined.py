@@ -6,9 +6,9 @@ import os
 from pathlib import Path
 
 import pytest
-from support.swapper import Swapper
 
 from qwen_tools._fs.confined import OutsideRootsError, open_confined, read_confined_bytes
+from support.swapper import Swapper
 
 
 @pytest.fixture
