@@ -52,3 +52,28 @@ async def test_outside_ignore_files_apply(nested: Path, engine: str) -> None:
         'Found 1 match for pattern "needle" in the workspace directory:\n---\n'
         f"{nested}/kept.txt:1:needle"
     )
+
+
+async def test_a_worker_started_earlier_uses_the_current_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Python engine's idle worker keeps the environment it started with: the global
+    excludes file is found in ours, at each search."""
+    warm = Path(os.path.realpath(tmp_path)) / "warm"
+    warm.mkdir()
+    (warm / "a.txt").write_text("needle\n")
+    tool = GrepTool(Config(warm), engine="python")
+    await tool.build({"pattern": "needle"}).execute(AbortSignal())  # a worker is now idle
+    home = Path(os.path.realpath(tmp_path)) / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text("[core]\n\texcludesFile = ~/global-ignore\n")
+    (home / "global-ignore").write_text("*.globally\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
+    git_init(warm)
+    (warm / "x.globally").write_text("needle\n")
+    result = await tool.build({"pattern": "needle"}).execute(AbortSignal())
+    assert result.llm_content == (
+        'Found 1 match for pattern "needle" in the workspace directory:\n---\n'
+        f"{warm}/a.txt:1:needle"
+    )

@@ -134,9 +134,10 @@ def _exclude_path(directory: str) -> str:
     return os.path.join(git_dir, "info", "exclude")
 
 
-def _global_excludes() -> IgnoreSource | None:
+def _global_excludes(request: SearchRequest) -> IgnoreSource | None:
     """git's global excludes file (``core.excludesFile``, else ``$XDG_CONFIG_HOME/git/ignore``)."""
-    return load_ignore_file(global_excludes_path(), "", "excludesFile")
+    path = request.git_excludes if request.git_excludes is not None else global_excludes_path()
+    return load_ignore_file(path, "", "excludesFile")
 
 
 def _parents(root: str, respect_git: bool) -> _Dir:
@@ -267,7 +268,7 @@ class _Search:
         cwd = request.cwd.rstrip("/")
         self.cwd_prefix = cwd + "/"
         extra: list[tuple[int, IgnoreSource]] = []
-        if request.respect_git_ignore and (excludes := _global_excludes()) is not None:
+        if request.respect_git_ignore and (excludes := _global_excludes(request)) is not None:
             extra.append((-1, excludes))
         for ignore_file in reversed(request.ignore_files):
             if (source := load_ignore_file(ignore_file, "", ignore_file)) is not None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import dataclasses
 import math
 import os
 import pickle
@@ -34,6 +35,7 @@ from pathlib import Path
 
 from qwen_tools._contract.abort import AbortSignal
 
+from ._rg_sandbox import global_excludes_path
 from ._ripgrep import ABORTED_MESSAGE, GrepMatch, SearchOutcome, SearchRequest, timeout_message
 from ._search_child import Child, run_blocking
 
@@ -213,6 +215,8 @@ def _exchange(request: SearchRequest, child: Child) -> SearchOutcome:
     """One search in a worker (blocking; runs in the search's own thread)."""
     limit = request.time_limit()
     deadline = time.monotonic() + limit + GRACE
+    if request.git_excludes is None:  # the worker's environment may be older than ours
+        request = dataclasses.replace(request, git_excludes=global_excludes_path())
     payload = pickle.dumps((request, deadline - GRACE), protocol=pickle.HIGHEST_PROTOCOL)
     frame = _HEADER.pack(len(payload)) + payload
     for fresh in (False, True):  # an idle worker may have ended meanwhile: then a fresh one

@@ -86,6 +86,9 @@ class SearchRequest:
     """The realpath-resolved directories the search may read beneath (the workspace's)."""
     timeout: float | None = None
     """Seconds the search may run; ``None``: :func:`search_timeout`."""
+    git_excludes: str | None = None
+    """git's global excludes file, as found in the caller's environment (``None``: look it up
+    here); the Python engine's worker was started with an environment of its own."""
 
     def time_limit(self) -> float:
         """The time limit in seconds."""
