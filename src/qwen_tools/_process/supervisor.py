@@ -58,7 +58,8 @@ class _State:
         self.pid = os.getpid()
         self.instance = f"{self.pid}.{secrets.token_hex(4)}"
         self.count = 0
-        self.trees: dict[int, ProcessTree] = {}
+        self.trees: dict[str, ProcessTree] = {}
+        """By token (a leader's pid may be reused while its tree still has processes)."""
         self.subreaper = False
         self.home: CgroupHome | None = None
         self.home_checked = False
@@ -141,8 +142,10 @@ class Launch:
         """Register the tree of leader ``pid``."""
         if self.tree is None:
             return None
-        self.tree.started(pid)
-        _current().trees[pid] = self.tree
+        state = _current()
+        if not self.tree.started(pid):
+            state.home = None  # cgroups cannot be joined here: /proc from now on
+        state.trees[self.tree.token] = self.tree
         return self.tree
 
     def abandon(self) -> None:
@@ -174,7 +177,10 @@ def tree_of(pid: int) -> ProcessTree | None:
     state = _state
     if state is None or state.pid != os.getpid():
         return None
-    return state.trees.get(pid)
+    for tree in reversed(state.trees.values()):
+        if tree.leader == pid:
+            return tree
+    return None
 
 
 def settle(tree: ProcessTree) -> None:
@@ -205,11 +211,11 @@ def sweep() -> None:
             elif tree.claims(stat):
                 tree.seen[pid] = stat.start
                 break
-    for leader, tree in list(state.trees.items()):
+    for token, tree in list(state.trees.items()):
         if tree.leader_done and not tree.alive():
             tree.reap_zombies()
-            tree.dispose()
-            del state.trees[leader]
+            if tree.dispose():
+                del state.trees[token]
 
 
 def _descendants(table: dict[int, procfs.ProcStat], me: int) -> dict[int, int]:

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 from .cgroup import TreeCgroup
 from .procfs import (
     ProcStat,
+    cgroup_of,
     children_of_self,
     descends_from,
     environ_value,
@@ -90,15 +91,20 @@ class ProcessTree:
 
     # -- identity ---------------------------------------------------------------------------
 
-    def started(self, pid: int) -> None:
-        """The leader ``pid`` was spawned; checks that it landed in the cgroup."""
+    def started(self, pid: int) -> bool:
+        """The leader ``pid`` was spawned; whether it landed in the cgroup (if there is one).
+
+        If the move failed (no permission on this system), the tree falls back to /proc.
+        """
         self.leader = pid
         stat = read_stat(pid)
         self.leader_start = stat.start if stat is not None else 0
-        if self.cgroup is not None and not self.cgroup.holds(pid):
-            # The move failed (no permission on this system): fall back for this tree.
+        where = cgroup_of(pid)  # None: it already exited (and was collected), nothing to say
+        if self.cgroup is not None and where is not None and not self.cgroup.holds(pid):
             self.cgroup.remove()
             self.cgroup = None
+            return False
+        return True
 
     def _marked(self, pid: int) -> bool:
         value = environ_value(pid, TREE_VAR.encode())
@@ -268,7 +274,6 @@ class ProcessTree:
         while not self.gone(killed) and loop.time() < deadline:
             await asyncio.sleep(0.005)
 
-    def dispose(self) -> None:
-        """Forget the tree (its cgroup is removed)."""
-        if self.cgroup is not None:
-            self.cgroup.remove()
+    def dispose(self) -> bool:
+        """Release the tree's cgroup; whether it could be (it cannot while processes remain)."""
+        return self.cgroup is None or self.cgroup.remove()

@@ -167,7 +167,12 @@ async def spawn_process(
     os.close(err_w)
     tree = launch.started(proc.pid)
     if tree is not None:
-        asyncio.ensure_future(proc.wait()).add_done_callback(lambda _: supervisor.settle(tree))
+
+        def leader_exited(waited: asyncio.Future[int]) -> None:
+            if not waited.cancelled():  # (cancelled: the loop is closing, the leader may run)
+                supervisor.settle(tree)
+
+        asyncio.ensure_future(proc.wait()).add_done_callback(leader_exited)
     readers = [
         PipeReader(out_r, lambda data: on_data(data, "stdout")),
         PipeReader(err_r, lambda data: on_data(data, "stderr")),
