@@ -69,6 +69,10 @@ def process_lifetime() -> Iterator[None]:
     try:
         yield
     finally:
+        if previous:  # the clean-up is bounded; a signal now must not cut it short
+            for stop in STOP_SIGNALS:
+                previous.setdefault(stop, signal.getsignal(stop))
+                signal.signal(stop, signal.SIG_IGN)
         try:
             supervisor.end_all(descendants=True)
         finally:
