@@ -22,7 +22,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     ended = leftovers.end_leftovers()
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     if ended and reporter is not None:
-        reporter.ensure_newline()
+        reporter.write_line("")
         reporter.write_sep("=", "processes left running by the tests (killed)", yellow=True)
         for line in ended:
             reporter.write_line(line)
