@@ -10,6 +10,8 @@ file-system error, worded as Node words it.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -121,16 +123,51 @@ async def test_write_file_and_edit(ws: Path) -> None:
     assert TOO_LONG.split(":")[0] in _not_outside(edited, ws)
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root searches every directory")
-async def test_unsearchable_directory(ws: Path) -> None:
+_UNSEARCHABLE_SCRIPT = """
+import asyncio, sys
+from pathlib import Path
+sys.path[:0] = [sys.argv[2]]
+import test_path_errors as t
+ws = Path(sys.argv[1])
+locked = ws / "locked"
+for name, args in (("read_file", {"file_path": str(locked / "f.txt")}),
+                   ("list_directory", {"path": str(locked)})):
+    done = asyncio.run(t._call(ws, name, args))
+    print(t._not_outside(done, ws).replace("\\n", " "))
+"""
+
+
+def test_unsearchable_directory(ws: Path) -> None:
+    """A directory we may not search gets EACCES, not "outside".
+
+    Root searches every directory, so as root the calls run in a child without the two
+    capabilities that let it (``setpriv`` drops ``dac_override`` and ``dac_read_search``).
+    """
     locked = ws / "locked"
     locked.mkdir()
     (locked / "f.txt").write_text("x")
     locked.chmod(0)
+    prefix: list[str] = []
+    if os.geteuid() == 0:
+        prefix = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--"]
     try:
-        done = await _call(ws, "read_file", {"file_path": str(locked / "f.txt")})
-        assert "EACCES: permission denied" in _not_outside(done, ws)
-        listed = await _call(ws, "list_directory", {"path": str(locked)})
-        assert "EACCES: permission denied" in _not_outside(listed, ws)
+        done = subprocess.run(
+            [
+                *prefix,
+                sys.executable,
+                "-c",
+                _UNSEARCHABLE_SCRIPT,
+                str(ws),
+                str(Path(__file__).parent),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
     finally:
         locked.chmod(0o755)
+    assert done.returncode == 0, done.stderr
+    read, listed = done.stdout.splitlines()[-2:]
+    assert "EACCES: permission denied" in read
+    assert "EACCES: permission denied" in listed
