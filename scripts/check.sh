@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The project's test command: lint, format check, strict typing, then the test suite.
+# The project's test command: lint, format check, strict typing, then the test suite in parallel.
+# PYTEST_WORKERS=0 runs the tests in one process.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY="${PYTHON:-.venv/bin/python}"
@@ -7,4 +8,6 @@ bash scripts/system-deps.sh
 "$PY" -m ruff check src tests bench scripts
 "$PY" -m ruff format --check src tests bench scripts
 "$PY" -m mypy
-"$PY" -m pytest -q
+# Four workers (pytest-xdist) on any machine: the tests mostly wait on the processes and servers
+# they start, so even two cores gain from more workers than cores (bench/suite_time.md).
+"$PY" -m pytest -q -n "${PYTEST_WORKERS:-4}"

@@ -18,14 +18,33 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    """After every fixture is torn down, kill what still runs below pytest, and say so."""
+    """After every fixture is torn down, kill what still runs below pytest, and say so.
+
+    Under pytest-xdist each worker is its own subreaper and kills only what runs below it; it
+    hands its list to the controller (``workeroutput``), which prints every worker's list with
+    its own once the workers are gone.
+    """
     ended = leftovers.end_leftovers()
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["leftovers"] = ended
+        return
+    ended = _from_workers + ended
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     if ended and reporter is not None:
         reporter.write_line("")
         reporter.write_sep("=", "processes left running by the tests (killed)", yellow=True)
         for line in ended:
             reporter.write_line(line)
+
+
+_from_workers: list[str] = []
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """Keep what an xdist worker killed at its end, for the controller's report."""
+    _from_workers.extend(getattr(node, "workeroutput", {}).get("leftovers", []))
 
 
 @pytest.hookimpl(tryfirst=True)
