@@ -126,12 +126,19 @@ if TYPE_CHECKING:  # the static view of the lazy exports below
         to_parts as to_parts,
     )
     from ._contract.results import ToolResult as ToolResult
+    from ._contract.tool_context import ToolContext as ToolContext
     from ._contract.validation import validate_params as validate_params
+    from ._execution.scheduler import (
+        ToolCallEvent as ToolCallEvent,
+        ToolCallStatus as ToolCallStatus,
+        ToolScheduler as ToolScheduler,
+    )
     from ._execution.tool_call import (
         CompletedToolCall as CompletedToolCall,
         ToolCallRequest as ToolCallRequest,
         run_tool_call as run_tool_call,
     )
+    from ._mcp.manager import McpManager as McpManager
     from ._model.client import ChatClient as ChatClient
     from ._model.errors import ModelError as ModelError, ModelHTTPError as ModelHTTPError
     from ._model.model_config import (
@@ -151,6 +158,7 @@ if TYPE_CHECKING:  # the static view of the lazy exports below
         ToolRegistrationError as ToolRegistrationError,
         ToolRegistry as ToolRegistry,
     )
+    from ._session.session import Session as Session
 
 _EXPORTS: dict[str, str] = {
     "Kind": "_contract.kinds",
@@ -226,6 +234,12 @@ _EXPORTS: dict[str, str] = {
     "ToolCallRequest": "_execution.tool_call",
     "CompletedToolCall": "_execution.tool_call",
     "run_tool_call": "_execution.tool_call",
+    "ToolScheduler": "_execution.scheduler",
+    "ToolCallEvent": "_execution.scheduler",
+    "ToolCallStatus": "_execution.scheduler",
+    "McpManager": "_mcp.manager",
+    "Session": "_session.session",
+    "ToolContext": "_contract.tool_context",
     "AgentSession": "_agent.session",
     "AgentLoop": "_agent.loop",
     "iter_events": "_agent.loop",
@@ -291,6 +305,7 @@ __all__ = [
     "Kind",
     "LoadedSettings",
     "McpConfirmationDetails",
+    "McpManager",
     "McpServerConfig",
     "McpToolProgressDisplay",
     "ModelConfig",
@@ -308,6 +323,7 @@ __all__ = [
     "PlanSummaryDisplay",
     "RetryPolicy",
     "Retrying",
+    "Session",
     "SettingsError",
     "StopReason",
     "StructuredToolError",
@@ -323,13 +339,16 @@ __all__ = [
     "TodoListDisplay",
     "ToolCallAwaitingApproval",
     "ToolCallConfirmationDetails",
+    "ToolCallEvent",
     "ToolCallFinished",
     "ToolCallOutput",
     "ToolCallRequest",
     "ToolCallScheduled",
     "ToolCallStarted",
+    "ToolCallStatus",
     "ToolConfirmationOutcome",
     "ToolConfirmationPayload",
+    "ToolContext",
     "ToolDisplayNames",
     "ToolError",
     "ToolErrorType",
@@ -341,6 +360,7 @@ __all__ = [
     "ToolRegistry",
     "ToolResult",
     "ToolResultDisplay",
+    "ToolScheduler",
     "ToolSettings",
     "TurnFinished",
     "TurnStarted",

@@ -10,27 +10,22 @@ import sys
 from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .context import (
-    CliConfigError,
-    CliSession,
-    mcp_on_demand,
-    open_session,
-    report_config_error,
-)
+from .context import CliConfigError, open_session, report_config_error
 from .interrupts import Interrupts
 from .main import EXIT_CONFIG, EXIT_OK, EXIT_REFUSED, EXIT_TOOL_ERROR, EXIT_USAGE
 
 if TYPE_CHECKING:
     from .._contract.display import ToolResultDisplay
     from .._execution.tool_call import CompletedToolCall, ConfirmationHandler, ToolCallRequest
+    from .._session.session import Session
 
 
 T = TypeVar("T")
 
 
-async def _in_mcp_session(session: CliSession, body: Callable[[], Awaitable[T]]) -> T:
-    """Run ``body`` with MCP servers connected on demand (see :func:`mcp_on_demand`)."""
-    async with mcp_on_demand(session):
+async def _in_session(session: Session, body: Callable[[], Awaitable[T]]) -> T:
+    """Run ``body`` in the open session (MCP servers connected on demand)."""
+    async with session:
         return await body()
 
 
@@ -105,7 +100,7 @@ def _live_output(chunk: ToolResultDisplay) -> None:
 
 
 async def _interruptible(
-    session: CliSession, interrupts: Interrupts, body: Callable[[], Awaitable[T]]
+    session: Session, interrupts: Interrupts, body: Callable[[], Awaitable[T]]
 ) -> T:
     """Run ``body`` with stop signals aborting the call in flight; background shells end after.
 
@@ -128,33 +123,26 @@ async def _interruptible(
 
 
 async def _run_one(
-    session: CliSession,
-    request: ToolCallRequest,
-    confirm: ConfirmationHandler | None,
-    live: bool,
-    interrupts: Interrupts,
+    session: Session, request: ToolCallRequest, live: bool, interrupts: Interrupts
 ) -> CompletedToolCall:
     from .._contract.abort import AbortController
-    from .._execution.scheduler import ToolCallEvent, ToolScheduler
+    from .._execution.scheduler import ToolCallEvent
 
-    await session.ensure_tool(request.name)
     controller = AbortController()
     interrupts.controller = controller
     if interrupts.signum is not None:
         controller.abort("interrupted")
-    scheduler = ToolScheduler(session.registry, session.config, confirm=confirm)
-    if live:
 
-        def show(event: ToolCallEvent) -> None:
-            if event.output is not None:
-                _live_output(event.output)
+    def show(event: ToolCallEvent) -> None:
+        if live and event.output is not None:
+            _live_output(event.output)
 
-        scheduler.subscribe(show)
-    (completed,) = await scheduler.schedule([request], controller.signal)
+    (completed,) = await session.run_batch([request], controller.signal, on_event=show)
     return completed
 
 
-def _confirm_handler(interactive: bool, session: CliSession) -> ConfirmationHandler | None:
+def _confirm_handler(interactive: bool, session: Session) -> ConfirmationHandler | None:
+    """The terminal's prompt (built once the session's registry exists), or none."""
     if not interactive:
         return None
     from .confirm import terminal_confirm_handler
@@ -177,12 +165,21 @@ def run_call(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     stdin_is_data = args.batch == "-" or args.args == "-"
     interactive = sys.stdin.isatty() and sys.stderr.isatty() and not stdin_is_data
     try:
-        session = open_session(args, interactive=interactive)
+        session = open_session(
+            args, interactive=interactive, mcp="on_demand", name=getattr(args, "session", None)
+        )
     except CliConfigError as exc:
         report_config_error(exc)
         return EXIT_CONFIG
+    try:
+        return _run_call(session, args, interactive)
+    finally:
+        session.close_sync()
+
+
+def _run_call(session: Session, args: argparse.Namespace, interactive: bool) -> int:
     if args.batch:
-        return _run_batch(session, args, _confirm_handler(interactive, session))
+        return _run_batch(session, args, interactive)
 
     from .._execution.tool_call import ToolCallRequest
 
@@ -192,17 +189,15 @@ def run_call(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         print(f"qwen-tools: {problem}", file=sys.stderr)
         return EXIT_USAGE
     request = ToolCallRequest(name=args.name, args=params, call_id="call_cli_1")
-    confirm = _confirm_handler(interactive, session)
     interrupts = Interrupts()
-    completed = asyncio.run(
-        _interruptible(
-            session,
-            interrupts,
-            lambda: _in_mcp_session(
-                session, lambda: _run_one(session, request, confirm, not args.json, interrupts)
-            ),
+
+    async def run() -> CompletedToolCall:
+        session.confirm = _confirm_handler(interactive, session)
+        return await _interruptible(
+            session, interrupts, lambda: _run_one(session, request, not args.json, interrupts)
         )
-    )
+
+    completed = asyncio.run(_in_session(session, run))
     if args.json:
         print(json.dumps(completed_to_json(completed), ensure_ascii=False))
     else:
@@ -243,9 +238,7 @@ def _bad_line(number: int, message: str) -> dict[str, Any]:
     }
 
 
-def _run_batch(
-    session: CliSession, args: argparse.Namespace, confirm: ConfirmationHandler | None
-) -> int:
+def _run_batch(session: Session, args: argparse.Namespace, interactive: bool) -> int:
     from .._execution.tool_call import ToolCallRequest
 
     try:
@@ -258,6 +251,7 @@ def _run_batch(
 
     async def run_all() -> None:
         nonlocal worst
+        session.confirm = _confirm_handler(interactive, session)
         for number, line in enumerate(lines, start=1):
             if interrupts.signum is not None:
                 break  # a stop signal ends the batch after the call it interrupted
@@ -274,14 +268,14 @@ def _run_batch(
                 continue
             call_id = str(item.get("id") or f"call_batch_{number}")
             request = ToolCallRequest(name=item["name"], args=item.get("args", {}), call_id=call_id)
-            completed = await _run_one(session, request, confirm, False, interrupts)
+            completed = await _run_one(session, request, False, interrupts)
             if args.json:
                 _emit(args, completed_to_json(completed))
             else:
                 _print_human(completed)
             worst = max(worst, _exit_code(completed))
 
-    asyncio.run(_interruptible(session, interrupts, lambda: _in_mcp_session(session, run_all)))
+    asyncio.run(_in_session(session, lambda: _interruptible(session, interrupts, run_all)))
     return interrupts.code or worst
 
 

@@ -54,6 +54,15 @@ def _port(text: str) -> int:
     return value
 
 
+def _session_name(text: str) -> str:
+    from .._session.named import SessionNameError, validate_session_name
+
+    try:
+        return validate_session_name(text)
+    except SessionNameError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser (exposed for documentation and tests)."""
     parser = argparse.ArgumentParser(
@@ -97,6 +106,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="JSON lines {'name', 'args'} from FILE or '-', run in one session",
     )
     call.add_argument("--json", action="store_true", help="print one JSON object per call")
+    call.add_argument(
+        "--session",
+        metavar="NAME",
+        type=_session_name,
+        help=(
+            "keep the session's state (files read, 'always allow' answers, todos, plan mode) "
+            "under NAME between commands; commands on one NAME run one at a time"
+        ),
+    )
     call.add_argument(
         "--approval-mode",
         choices=APPROVAL_MODES,

@@ -19,7 +19,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from .context import CliConfigError, CliSession, mcp_connected, open_session, report_config_error
+from .context import CliConfigError, open_session, report_config_error
 from .interrupts import Interrupts
 from .main import EXIT_CONFIG, EXIT_INTERRUPTED, EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE
 
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from .._contract.abort import AbortController
     from .._execution.call_types import ConfirmationHandler
     from .._model.model_config import ModelConfig
+    from .._session.session import Session
     from .run_output import HeadlessOutput
 
 EXIT_TURN_LIMIT = 53
@@ -78,7 +79,7 @@ def _report(fmt: str, kind: str, message: str, code: int) -> None:
     print(text, file=sys.stderr)
 
 
-def _init_info(session: CliSession, model: ModelConfig) -> dict[str, Any]:
+def _init_info(session: Session, model: ModelConfig) -> dict[str, Any]:
     from .._version import __version__
 
     registry, config = session.registry, session.config
@@ -101,7 +102,7 @@ def _init_info(session: CliSession, model: ModelConfig) -> dict[str, Any]:
     }
 
 
-def _max_turns(args: argparse.Namespace, session: CliSession) -> int:
+def _max_turns(args: argparse.Namespace, session: Session) -> int:
     if args.max_session_turns is not None:
         return int(args.max_session_turns)
     loaded = session.config.loaded_settings
@@ -123,11 +124,11 @@ def _denied_warning(event: AgentEvent) -> None:
 
 
 async def _run(
-    session: CliSession,
+    session: Session,
     model: ModelConfig,
     args: argparse.Namespace,
     prompt: str,
-    confirm: ConfirmationHandler | None,
+    interactive: bool,
 ) -> int:
     from .._contract.abort import AbortController
 
@@ -135,18 +136,18 @@ async def _run(
     interrupts = Interrupts(controller)
     started = time.monotonic()
     with interrupts.installed():
-        code = await _session(session, model, args, prompt, confirm, controller, started)
+        code = await _session(session, model, args, prompt, interactive, controller, started)
     if interrupts.code is not None and interrupts.signum != os_signal.SIGINT:
         return interrupts.code  # SIGTERM/SIGHUP: cancelled like Ctrl-C, the code names the signal
     return code
 
 
 async def _session(
-    session: CliSession,
+    session: Session,
     model: ModelConfig,
     args: argparse.Namespace,
     prompt: str,
-    confirm: ConfirmationHandler | None,
+    interactive: bool,
     controller: AbortController,
     started: float,
 ) -> int:
@@ -155,7 +156,12 @@ async def _session(
     from .run_output import HeadlessOutput
 
     fmt = args.output_format
-    async with mcp_connected(session):
+    async with session:
+        confirm: ConfirmationHandler | None = None
+        if interactive:
+            from .confirm import terminal_confirm_handler
+
+            confirm = terminal_confirm_handler(session.registry)
         output = HeadlessOutput(
             fmt,
             session_id=session.config.session_id,
@@ -234,7 +240,7 @@ def _no_model(fmt: str, session_id: str, message: str) -> int:
 
 def open_agent_session(
     args: argparse.Namespace, output_format: str = "text", *, interactive: bool = True
-) -> tuple[CliSession, ModelConfig] | int:
+) -> tuple[Session, ModelConfig] | int:
     """The session and its model for ``run``/``chat``, or the exit code after saying what is wrong
     (a settings problem, or no model configured: which variables and settings to set)."""
     try:
@@ -247,6 +253,7 @@ def open_agent_session(
     try:
         model = resolve_model_config(session.config.loaded_settings, cli_model=args.model)
     except ModelNotConfigured as exc:
+        session.close_sync()
         return _no_model(output_format, session.config.session_id, str(exc))
     return session, model
 
@@ -274,9 +281,7 @@ def run_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if isinstance(opened, int):
         return opened
     session, model = opened
-    confirm = None
-    if interactive:
-        from .confirm import terminal_confirm_handler
-
-        confirm = terminal_confirm_handler(session.registry)
-    return asyncio.run(_run(session, model, args, prompt, confirm))
+    try:
+        return asyncio.run(_run(session, model, args, prompt, interactive))
+    finally:
+        session.close_sync()

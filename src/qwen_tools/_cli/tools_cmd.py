@@ -5,24 +5,28 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .context import CliConfigError, CliSession, mcp_connected, open_session, report_config_error
+from .context import CliConfigError, open_session, report_config_error
 from .main import EXIT_CONFIG, EXIT_OK
 
+if TYPE_CHECKING:
+    from .._registry.registry import ToolRegistry
+    from .._session.session import Session
 
-def _with_mcp_tools(session: CliSession) -> Any:
-    """The session's registry after connecting its MCP servers once (for listing only)."""
-    if not session.config.settings.mcp_servers:
-        return session.registry
+
+def _with_mcp_tools(session: Session) -> ToolRegistry:
+    """The session's registry, its MCP servers connected once (for listing only)."""
     import asyncio
 
-    async def connect() -> None:
-        async with mcp_connected(session):
-            pass
+    async def assemble() -> ToolRegistry:
+        async with session:
+            return session.registry
 
-    asyncio.run(connect())
-    return session.registry
+    try:
+        return asyncio.run(assemble())
+    finally:
+        session.close_sync()
 
 
 def run_tools(args: argparse.Namespace) -> int:

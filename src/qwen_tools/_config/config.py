@@ -29,6 +29,13 @@ def qwen_home(env: Mapping[str, str] | None = None) -> Path:
     )
 
 
+def project_temp_dir(target_dir: Path, home_dir: Path) -> Path:
+    """``<$QWEN_RUNTIME_DIR or qwen home>/tmp/<sha256 of the project root>``."""
+    runtime = os.environ.get("QWEN_RUNTIME_DIR")
+    digest = hashlib.sha256(str(target_dir).encode()).hexdigest()
+    return (Path(runtime) if runtime else home_dir) / "tmp" / digest
+
+
 class Config:
     """Workspace context and settings for one session of tool calls.
 
@@ -46,7 +53,12 @@ class Config:
         home_dir: str | os.PathLike[str] | None = None,
         session_id: str | None = None,
         loaded_settings: LoadedSettings | None = None,
+        interactive: bool = True,
+        state: SessionState | None = None,
     ) -> None:
+        """``interactive``: whether a person can answer confirmations (``False`` for headless
+        runs and serve); ``state``: the session's mutable state (a fresh one by default, or one
+        restored from a named session)."""
         self.target_dir = Path(os.path.realpath(os.fspath(target_dir)))
         self.settings = settings if settings is not None else ToolSettings()
         self.loaded_settings = loaded_settings
@@ -71,14 +83,13 @@ class Config:
             approval_mode or self.settings.approval_mode or ApprovalMode.DEFAULT
         )
         self.session_id = session_id or uuid.uuid4().hex
-        self.session = SessionState()
+        self.session = state if state is not None else SessionState()
         self._temp_dir_cache: tuple[str | None, Path] | None = None
         self.content_generator: ContentGenerator | None = None
         """The session's model for one-shot generation (``web_fetch``); set by the agent loop."""
         self.subagent_runner: SubagentRunner | None = None
         """Runs subagents for the ``task`` tool; set by the agent loop."""
-        self.interactive = True
-        """Whether a person can answer confirmations (``False`` for headless runs and serve)."""
+        self._interactive = interactive
 
     @classmethod
     def load(
@@ -88,6 +99,9 @@ class Config:
         include_directories: Iterable[str | os.PathLike[str]] = (),
         approval_mode: ApprovalMode | None = None,
         env: Mapping[str, str] | None = None,
+        interactive: bool = True,
+        session_id: str | None = None,
+        state: SessionState | None = None,
     ) -> Config:
         """Read the settings files for ``cwd`` (default: the current directory) and build a Config.
 
@@ -104,7 +118,20 @@ class Config:
             approval_mode=approval_mode,
             home_dir=home,
             loaded_settings=loaded,
+            interactive=interactive,
+            session_id=session_id,
+            state=state,
         )
+
+    @property
+    def interactive(self) -> bool:
+        """Whether a person can answer confirmations (``False`` for headless runs and serve)."""
+        return self._interactive
+
+    @property
+    def state(self) -> SessionState:
+        """The session's mutable state (the same object as :attr:`session`)."""
+        return self.session
 
     # -- limits ---------------------------------------------------------------------------
 
@@ -126,9 +153,7 @@ class Config:
         cached = self._temp_dir_cache
         if cached is not None and cached[0] == runtime:
             return cached[1]
-        digest = hashlib.sha256(str(self.target_dir).encode()).hexdigest()
-        base = Path(runtime) if runtime else self.home_dir
-        path = base / "tmp" / digest
+        path = project_temp_dir(self.target_dir, self.home_dir)
         self._temp_dir_cache = (runtime, path)
         return path
 

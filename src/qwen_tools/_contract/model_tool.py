@@ -7,6 +7,7 @@ the typed params, so custom validators work too.
 
 from __future__ import annotations
 
+import copy
 import inspect
 import json
 import re
@@ -16,11 +17,12 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast, get_type
 from .abort import AbortSignal
 from .confirmation import InfoConfirmationDetails, ToolCallConfirmationDetails
 from .declarative import BaseDeclarativeTool
-from .errors import ToolParamsError
+from .errors import ToolErrorType, ToolParamsError
 from .invocation import BaseToolInvocation, ToolInvocation, UpdateOutput
 from .kinds import Kind
 from .parts import Part
 from .results import ToolResult
+from .tool_context import ToolContext
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -125,6 +127,15 @@ def _docstring_parts(doc: str | None) -> tuple[str, dict[str, str]]:
     return summary.strip(), args
 
 
+def _context_param(fn: ToolFunction) -> str | None:
+    """The parameter annotated :class:`ToolContext` (filled in by the session), if any."""
+    hints = get_type_hints(fn)
+    for param in inspect.signature(fn).parameters.values():
+        if hints.get(param.name) is ToolContext:
+            return param.name
+    return None
+
+
 def _model_for(fn: ToolFunction, name: str, arg_docs: dict[str, str]) -> type[BaseModel]:
     from pydantic import ConfigDict, Field, create_model
 
@@ -132,6 +143,8 @@ def _model_for(fn: ToolFunction, name: str, arg_docs: dict[str, str]) -> type[Ba
     fields: dict[str, Any] = {}
     for param in inspect.signature(fn).parameters.values():
         if param.name in _INJECTED or param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        if hints.get(param.name) is ToolContext:
             continue
         annotation = hints.get(param.name, Any)
         default = ... if param.default is inspect.Parameter.empty else param.default
@@ -170,6 +183,16 @@ class FunctionTool(ModelDeclarativeTool["BaseModel"]):
         self.requires_confirmation = requires_confirmation
         accepted = inspect.signature(fn).parameters
         self._injected = {n for n in _INJECTED if n in accepted}
+        self.context_param = _context_param(fn)
+        """The parameter that receives the session's :class:`ToolContext` (``None``: none)."""
+        self.context: ToolContext | None = None
+        """The context of the session this copy is registered in (see :meth:`bind`)."""
+
+    def bind(self, context: ToolContext) -> FunctionTool:
+        """A copy of this tool for one session, whose calls receive ``context``."""
+        bound = copy.copy(self)
+        bound.context = context
+        return bound
 
     def create_invocation(self, params: BaseModel) -> ToolInvocation[BaseModel]:
         """Wrap the validated params in a :class:`FunctionToolInvocation`."""
@@ -208,6 +231,14 @@ class FunctionToolInvocation(BaseToolInvocation["BaseModel"]):
             kwargs["signal"] = signal
         if "update_output" in self.tool._injected:
             kwargs["update_output"] = update_output
+        if self.tool.context_param is not None:
+            if self.tool.context is None:
+                message = (
+                    f"Tool {self.tool.name} needs a session context: "
+                    "register it with a qwen_tools.Session"
+                )
+                return ToolResult.failure(message, ToolErrorType.EXECUTION_FAILED)
+            kwargs[self.tool.context_param] = self.tool.context
         if inspect.iscoroutinefunction(self.tool.fn):
             value = await self.tool.fn(**kwargs)
         else:
@@ -240,8 +271,10 @@ def tool(
 ) -> Any:
     """Make a tool from a function: params from its signature, descriptions from its docstring.
 
-    The function may be sync or async and may accept ``signal`` and ``update_output``. It returns
-    a string, parts, or a full :class:`ToolResult`. Usable bare (``@tool``) or with options.
+    The function may be sync or async and may accept ``signal``, ``update_output`` and a
+    parameter annotated :class:`~qwen_tools.ToolContext` (the session's context, left out of
+    the schema). It returns a string, parts, or a full :class:`ToolResult`. Usable bare
+    (``@tool``) or with options.
     """
 
     def wrap(function: ToolFunction) -> FunctionTool:

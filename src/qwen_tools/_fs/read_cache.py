@@ -166,6 +166,44 @@ class FileReadCache:
             entry.read_seq = entry.write_seq = self._seq
             entry.read_full, entry.read_cacheable = True, cacheable
 
+    # -- persistence (named CLI sessions) -------------------------------------------------
+
+    def export_entries(self) -> list[dict[str, object]]:
+        """The entries as JSON-friendly dicts, least recently touched first."""
+        with self._lock:
+            return [
+                {"dev": key[0], "ino": key[1], **vars(entry)}
+                for key, entry in self._entries.items()
+            ]
+
+    def import_entries(self, entries: list[dict[str, object]]) -> None:
+        """Restore :meth:`export_entries`' output (malformed entries are skipped).
+
+        Entries stay sound across processes: a file changed since is "stale" by its
+        fingerprint, and one replaced has another identity (a reused inode with the same
+        fingerprint is the one case no fingerprint can tell, as within one process).
+        """
+        with self._lock:
+            for raw in entries[-_MAX_ENTRIES:]:
+                try:
+                    entry = _Entry(
+                        path=str(raw["path"]),
+                        mtime_ns=int(raw["mtime_ns"]),  # type: ignore[call-overload]
+                        size=int(raw["size"]),  # type: ignore[call-overload]
+                        read_seq=_opt_int(raw.get("read_seq")),
+                        read_full=raw.get("read_full") is True,
+                        read_cacheable=raw.get("read_cacheable") is True,
+                        write_seq=_opt_int(raw.get("write_seq")),
+                    )
+                    key = (int(raw["dev"]), int(raw["ino"]))  # type: ignore[call-overload]
+                except (KeyError, TypeError, ValueError):
+                    continue
+                self._entries.pop(key, None)
+                self._entries[key] = entry
+                self._seq = max(self._seq, entry.read_seq or 0, entry.write_seq or 0)
+            while len(self._entries) > _MAX_ENTRIES:
+                self._entries.popitem(last=False)
+
     # -- queries --------------------------------------------------------------------------
 
     def _lookup(self, info: os.stat_result) -> tuple[str, _Entry | None]:
@@ -243,6 +281,10 @@ class FileReadCache:
 
 
 # -- messages (Qwen Code 0.24.4, tools/priorReadEnforcement.ts) ---------------------------
+
+
+def _opt_int(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _gerund(verb: PriorReadVerb) -> str:

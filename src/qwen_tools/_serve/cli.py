@@ -20,14 +20,16 @@ import signal
 import sys
 from typing import TYPE_CHECKING
 
-from .._cli.context import CliConfigError, load_config, report_config_error
+from .._cli.context import CliConfigError, open_session, report_config_error
 from .._cli.main import EXIT_CONFIG, EXIT_OK, EXIT_USAGE
 
 if TYPE_CHECKING:
-    from .._config.config import Config
+    from collections.abc import Callable
+
+    from .._session.session import Session
     from .server import ToolServer
 
-__all__ = ["MISSING_SDK", "build_tool_server", "run_serve"]
+__all__ = ["MISSING_SDK", "build_tool_server", "run_serve", "session_factory"]
 
 MISSING_SDK = (
     "qwen-tools: 'serve' needs the MCP SDK; install it with: pip install 'qwen-tools[mcp]'"
@@ -51,30 +53,31 @@ def _announce(url: str) -> None:
     print(f"qwen-tools: serving MCP over streamable HTTP at {url}", file=sys.stderr, flush=True)
 
 
-async def build_tool_server(config: Config) -> ToolServer:
-    """A :class:`ToolServer` with every tool: built-in, discovered, and from ``mcpServers``.
+def session_factory(args: argparse.Namespace) -> Callable[[], Session]:
+    """Opens a served session (not entered) from the command's arguments.
 
-    Must run in the event loop that will serve: the MCP connections live in it.
+    Raises :class:`~qwen_tools._cli.context.CliConfigError`. The session's calls are confirmed
+    by the MCP client (nobody answers prompts here), so it is not interactive; the tools that
+    need a person in the loop or the agent's model (:data:`SESSION_ONLY_TOOLS`) are left out.
     """
-    from .._registry.defaults import build_registry_async
+
+    def open_one() -> Session:
+        return open_session(
+            args, interactive=False, mcp="connect", exclude_tools=SESSION_ONLY_TOOLS
+        )
+
+    return open_one
+
+
+def build_tool_server(session: Session) -> ToolServer:
+    """A :class:`ToolServer` on an entered ``session`` (every tool: built-in, discovered, MCP).
+
+    Must run in the event loop that will serve: the MCP connections live in it. Closing the
+    session is the caller's (after :meth:`ToolServer.shutdown`).
+    """
     from .server import ToolServer
 
-    registry = await build_registry_async(config)
-    for name in SESSION_ONLY_TOOLS:
-        # they need a person in the loop or the agent's model, neither of which a server has
-        registry.unregister_tool(name)
-    if not config.settings.mcp_servers:
-        return ToolServer(registry, config)
-    from .._mcp.manager import McpManager
-    from .._mcp.registration import register_mcp_tools
-
-    manager = McpManager(config)
-    try:
-        await register_mcp_tools(registry, manager)
-    except BaseException:
-        await manager.aclose()
-        raise
-    return ToolServer(registry, config, mcp_manager=manager)
+    return ToolServer(session.registry, session.config)
 
 
 def _stop_when_parent_exits(parent: int) -> None:
@@ -84,23 +87,25 @@ def _stop_when_parent_exits(parent: int) -> None:
     watch_parent(lambda: os.kill(os.getpid(), signal.SIGTERM), parent)
 
 
-async def _serve(config: Config, args: argparse.Namespace, parent: int) -> None:
+async def _serve(session: Session, args: argparse.Namespace, parent: int) -> None:
     from .self_guard import guard_servers
     from .transports import serve_http, serve_stdio
 
     if args.transport == "stdio":
         _stop_when_parent_exits(parent)
     guard_servers(
-        config, http_address=None if args.transport == "stdio" else (args.host, args.port)
+        session.config,
+        http_address=None if args.transport == "stdio" else (args.host, args.port),
     )
-    app = await build_tool_server(config)
-    try:
-        if args.transport == "stdio":
-            await serve_stdio(app)
-        else:
-            await serve_http(app, args.host, args.port, announce=_announce)
-    finally:
-        await app.shutdown()
+    async with session:
+        app = build_tool_server(session)
+        try:
+            if args.transport == "stdio":
+                await serve_stdio(app)
+            else:
+                await serve_http(app, args.host, args.port, announce=_announce)
+        finally:
+            await app.shutdown()
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -112,18 +117,19 @@ def run_serve(args: argparse.Namespace) -> int:
         print(MISSING_SDK, file=sys.stderr)
         return EXIT_USAGE
     try:
-        config = load_config(args)
+        session = session_factory(args)()
     except CliConfigError as exc:
         report_config_error(exc)
         return EXIT_CONFIG
-    config.interactive = False  # MCP clients confirm on their side; nobody answers prompts here
     _configure_logging()
 
     from .transports import ListenError
 
     try:
-        asyncio.run(_serve(config, args, parent))
+        asyncio.run(_serve(session, args, parent))
     except ListenError as exc:
         print(f"qwen-tools: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    finally:
+        session.close_sync()
     return EXIT_OK

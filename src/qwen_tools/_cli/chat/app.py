@@ -14,7 +14,6 @@ import asyncio
 import sys
 from typing import TYPE_CHECKING
 
-from ..context import CliSession, mcp_connected
 from ..main import EXIT_OK, EXIT_USAGE
 from .commands import run_command
 from .prompt import INTERRUPT, ChatPrompt, history_path
@@ -31,6 +30,7 @@ if TYPE_CHECKING:
     from ..._contract.abort import AbortController
     from ..._model.model_config import ModelConfig
     from ..._registry.registry import ToolRegistry
+    from ..._session.session import Session
 
 NEEDS_TERMINAL = "qwen-tools chat needs a terminal; for scripts use `qwen-tools run PROMPT`."
 
@@ -38,7 +38,8 @@ NEEDS_TERMINAL = "qwen-tools chat needs a terminal; for scripts use `qwen-tools 
 class ChatApp:
     """One interactive session."""
 
-    def __init__(self, session: CliSession, model: ModelConfig, console: Console) -> None:
+    def __init__(self, session: Session, model: ModelConfig, console: Console) -> None:
+        """``session`` is open (entered) for as long as the app runs."""
         self.session = session
         self.model = model
         self.console = console
@@ -67,10 +68,7 @@ class ChatApp:
         from .dialog import chat_confirm_handler
 
         confirm = chat_confirm_handler(self.registry, self.view, self.interrupt)
-        async with (
-            mcp_connected(self.session),
-            AgentSession(self.config, self.registry, self.model, confirm=confirm) as agent,
-        ):
+        async with AgentSession(self.config, self.registry, self.model, confirm=confirm) as agent:
             self._agent = agent
             self.new_conversation()
             self._banner()
@@ -186,9 +184,16 @@ def run_chat_command(args: argparse.Namespace) -> int:
         return opened
     session, model = opened
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        session.close_sync()
         print(NEEDS_TERMINAL, file=sys.stderr)
         return EXIT_USAGE
     from rich.console import Console
 
-    app = ChatApp(session, model, Console(highlight=False))
-    return asyncio.run(app.run())
+    async def chat() -> int:
+        async with session:
+            return await ChatApp(session, model, Console(highlight=False)).run()
+
+    try:
+        return asyncio.run(chat())
+    finally:
+        session.close_sync()
