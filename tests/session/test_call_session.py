@@ -156,3 +156,27 @@ def test_an_unreadable_state_file_starts_afresh(ws: Path, env: dict[str, str]) -
     assert (sessions_dir(env) / "s1.json.bad").exists()
     assert json.loads(state.read_text())["version"] == 1
     assert os.stat(state).st_mode & 0o077 == 0
+
+
+def test_a_commands_approval_mode_is_not_inherited(ws: Path, env: dict[str, str]) -> None:
+    assert call(ws, env, "read_file", read(ws), "--session", "s1")[0] == 0  # --approval-mode yolo
+    done = subprocess.run(
+        [str(EXE), "call", "edit", json.dumps(edit(ws, "alpha", "x")), "--json", "--session", "s1"],
+        env=env,
+        cwd=ws,
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 4, done.stdout + done.stderr  # refused: needs approval, no terminal
+    assert (ws / "notes.txt").read_text() == "alpha\nbeta\n"
+    state = json.loads((sessions_dir(env) / "s1.json").read_text())
+    assert state["approvalMode"] is None
+
+
+def test_the_session_id_is_kept(ws: Path, env: dict[str, str]) -> None:
+    assert call(ws, env, "read_file", read(ws), "--session", "s1")[0] == 0
+    first = json.loads((sessions_dir(env) / "s1.json").read_text())["sessionId"]
+    assert call(ws, env, "read_file", read(ws), "--session", "s1")[0] == 0
+    assert json.loads((sessions_dir(env) / "s1.json").read_text())["sessionId"] == first

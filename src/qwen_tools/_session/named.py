@@ -2,7 +2,8 @@
 
 The state lives in ``<runtime dir>/tmp/<project hash>/sessions/<NAME>.json`` (the runtime dir is
 ``$QWEN_RUNTIME_DIR``, else ``~/.qwen`` or ``$QWEN_HOME``): the read cache, the "always allow"
-answers, the approval mode tools set (plan mode) and the session id (the todo list is stored
+answers, the approval mode set during a command (plan mode, by a tool; not a command's own
+``--approval-mode``, which applies to that command only) and the session id (the todo list is stored
 under it). Directories are created 0700, files 0600; the name is checked (letters, digits,
 ``.``, ``_``, ``-``; at most 128 characters; not ``.`` or ``..``).
 
@@ -134,14 +135,19 @@ class NamedSession:
         state.read_cache.import_entries([e for e in entries if isinstance(e, dict)])
         self.state = state
 
-    def save(self, state: SessionState, approval_mode: ApprovalMode) -> None:
-        """Store ``state`` (call while holding the lock)."""
+    def save(self, state: SessionState, approval_mode: ApprovalMode | None) -> None:
+        """Store ``state`` (call while holding the lock).
+
+        ``approval_mode``: a mode set during the command (plan mode), or ``None`` to keep the
+        one stored before (if any).
+        """
+        mode = approval_mode or self.approval_mode
         from .._fs.atomic import write_bytes_atomic
 
         data = {
             "version": _VERSION,
             "sessionId": self.session_id,
-            "approvalMode": approval_mode.value,
+            "approvalMode": mode.value if mode is not None else None,
             "alwaysAllowed": {
                 "tools": sorted(state.always_allowed_tools),
                 "mcpServers": sorted(state.always_allowed_mcp_servers),

@@ -86,6 +86,8 @@ class Session:
             ApprovalMode.parse(approval_mode) if isinstance(approval_mode, str) else approval_mode
         )
         self._named: NamedSession | None = None
+        if name is not None and config is not None:
+            raise ValueError("a named session loads its own Config: give cwd, not config")
         if name is not None:
             self._named = self._open_named(cwd if config is None else config.target_dir, name, env)
             mode = mode or self._named.approval_mode
@@ -110,6 +112,7 @@ class Session:
             self._release_named()
             raise
         self.config = config
+        self._start_mode = config.approval_mode
         self.confirm = confirm
         self._extra_tools = list(tools)
         self._exclude = set(exclude_tools)
@@ -250,8 +253,11 @@ class Session:
         named = self._named
         if named is None:
             return
+        mode = self.config.approval_mode
         try:
-            named.save(self.state, self.config.approval_mode)
+            # only a mode set during the session (by a tool, or the setter) is kept: a command's
+            # own --approval-mode is not handed to the next command
+            named.save(self.state, mode if mode is not self._start_mode else None)
         finally:
             self._release_named()
 
