@@ -64,17 +64,19 @@ def print_completed(completed: CompletedToolCall) -> None:
 
     Failures and cancellations go to stderr.
     """
-    from rich.console import Console
-
     if completed.status == "success":
         display = completed.display
         if display is not None and display != "" and display != completed.response_text:
+            from rich.console import Console  # only when there is something to show
+
             print_display(Console(file=sys.stderr, style="dim"), display, "")
         sys.stdout.write(completed.response_text)
         if not completed.response_text.endswith("\n"):
             sys.stdout.write("\n")
         sys.stdout.flush()
         return
+    from rich.console import Console
+
     err = Console(file=sys.stderr)
     label = "Cancelled" if completed.status == "cancelled" else "Error"
     err.print(f"[bold red]{label}:[/] ", end="")

@@ -6,6 +6,10 @@ The engine is ``jsonschema``; the *messages* follow AJV's ``errorsText`` format 
 the reference runs AJV with ``allErrors: false``. As AJV does by default (``strictNumbers``),
 NaN and the infinities are not numbers. Before any schema runs, the params pass the limits of
 :mod:`.arg_limits` (nesting depth, lone surrogates, integers beyond a double).
+
+Valid params of a draft-7 schema are accepted by ``fastjsonschema`` alone; ``jsonschema`` is
+imported, and a schema's message-producing validator built, only when a call's params fail
+that check (or the schema is draft 2020-12, which ``fastjsonschema`` does not support).
 """
 
 from __future__ import annotations
@@ -66,14 +70,19 @@ _KEYWORD_ORDER = {
 
 @dataclass(slots=True)
 class _Compiled:
-    """The validators of one schema: a fast yes/no check and the message-producing one."""
+    """The validators of one schema: a fast yes/no check and the message-producing one.
+
+    ``validator`` is built on first need (:func:`_slow`); ``built`` says whether it was, since
+    ``None`` means the schema does not compile.
+    """
 
     schema: Mapping[str, Any]
-    validator: Validator | None
     fast: Callable[[Any], Any] | None
+    validator: Validator | None = None
+    built: bool = False
 
 
-_cache: dict[int, _Compiled] = {}
+_cache: dict[int, tuple[Mapping[str, Any], _Compiled]] = {}
 _by_text: dict[str, _Compiled] = {}
 _strict_numbers: dict[Any, Any] = {}
 """Each draft's validator class with AJV's ``strictNumbers`` (NaN and infinities not numbers)."""
@@ -88,41 +97,60 @@ def _finite_number(checker: Any, instance: Any) -> bool:
     )
 
 
+def _draft_2020(schema: Mapping[str, Any]) -> bool:
+    return str(schema.get("$schema", "")).rstrip("#") == _DRAFT_2020
+
+
 def _build(schema: Mapping[str, Any]) -> _Compiled:
+    """The fast check of ``schema`` (none for draft 2020-12 or what fastjsonschema refuses)."""
+    fast: Callable[[Any], Any] | None = None
+    if not _draft_2020(schema):
+        try:
+            import fastjsonschema
+
+            fast = fastjsonschema.compile(dict(schema), use_default=False)
+        except Exception:  # unsupported construct (or no schema at all): the slow path decides
+            fast = None
+    compiled = _Compiled(schema, fast)
+    if fast is None:
+        _slow(compiled)
+    return compiled
+
+
+def _slow(compiled: _Compiled) -> Validator | None:
+    """The message-producing validator of ``compiled``, built (and jsonschema imported) once."""
+    if not compiled.built:
+        compiled.validator = _build_validator(compiled.schema)
+        compiled.built = True
+    return compiled.validator
+
+
+def _build_validator(schema: Mapping[str, Any]) -> Validator | None:
     from jsonschema import Draft7Validator, Draft202012Validator, FormatChecker, validators
     from jsonschema.exceptions import SchemaError
 
-    declared = str(schema.get("$schema", "")).rstrip("#")
-    draft_2020 = declared == _DRAFT_2020
-    cls: Any = Draft202012Validator if draft_2020 else Draft7Validator
+    cls: Any = Draft202012Validator if _draft_2020(schema) else Draft7Validator
     try:
         cls.check_schema(schema)
     except SchemaError as exc:
         logger.warning(
             "Skipping parameter validation: the schema does not compile: %s", exc.message
         )
-        return _Compiled(schema, None, None)
-    fast: Callable[[Any], Any] | None = None
-    if not draft_2020:
-        try:
-            import fastjsonschema
-
-            fast = fastjsonschema.compile(dict(schema), use_default=False)
-        except Exception:  # unsupported construct: the slow path decides alone
-            fast = None
+        return None
     strict = _strict_numbers.get(cls)
     if strict is None:
         checker = cls.TYPE_CHECKER.redefine("number", _finite_number)
         extend: Any = validators.extend  # untyped in the stubs
         strict = _strict_numbers[cls] = extend(cls, type_checker=checker)
-    return _Compiled(schema, strict(schema, format_checker=FormatChecker()), fast)
+    validator: Validator = strict(schema, format_checker=FormatChecker())
+    return validator
 
 
 def _compiled(schema: Mapping[str, Any]) -> _Compiled:
     """Validators for ``schema``, cached by identity (tools keep their schema for life)."""
     hit = _cache.get(id(schema))
-    if hit is not None and hit.schema is schema:
-        return hit
+    if hit is not None and hit[0] is schema:
+        return hit[1]
     key = json.dumps(schema, sort_keys=True, default=str)
     compiled = _by_text.get(key)
     if compiled is None:
@@ -130,13 +158,13 @@ def _compiled(schema: Mapping[str, Any]) -> _Compiled:
             _by_text.clear()
             _cache.clear()
         compiled = _by_text[key] = _build(schema)
-    _cache[id(schema)] = _Compiled(schema, compiled.validator, compiled.fast)
-    return _cache[id(schema)]
+    _cache[id(schema)] = (schema, compiled)
+    return compiled
 
 
 def _compile(schema: Mapping[str, Any]) -> Validator | None:
     """The message-producing validator of ``schema``, or ``None`` if the schema is invalid."""
-    return _compiled(schema).validator
+    return _slow(_compiled(schema))
 
 
 def _has_float(value: Any) -> bool:
@@ -347,7 +375,7 @@ def validate_params(
     if not schema:
         return data, None
     compiled = _compiled(schema)
-    if compiled.validator is None:
+    if compiled.built and compiled.validator is None:
         return data, None
     if compiled.fast is not None and not non_finite:
         try:
@@ -358,6 +386,8 @@ def validate_params(
             if _has_float(data):
                 normalise_integers(data, dict(schema))
             return data, None
+    if _slow(compiled) is None:
+        return data, None  # the schema does not compile: validation is skipped
     error = schema_error(schema, data)
     if error is not None:
         coerce_params(data, dict(schema))

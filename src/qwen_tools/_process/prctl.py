@@ -12,7 +12,6 @@ Both return ``False`` where they are not available (not Linux, no libc found).
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import functools
 import sys
 from typing import Any
@@ -28,7 +27,9 @@ def _prctl() -> Any:
     if not sys.platform.startswith("linux"):
         return None
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+        # the process's own symbols include libc's prctl; find_library("c") would run
+        # ``ldconfig -p`` (a process per command) to find the same library
+        libc = ctypes.CDLL(None, use_errno=True)
         function = libc.prctl
     except (OSError, AttributeError):
         return None

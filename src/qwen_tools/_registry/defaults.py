@@ -1,4 +1,4 @@
-"""The default registry: built-in tools, then the project's discovered tools.
+"""The default registry: built-in tools (each built on first use), then the discovered tools.
 
 Both are filtered by ``tools.core`` and by whole-tool deny rules (``permissions.deny`` and
 ``tools.exclude`` entries without a specifier, aliases such as ``Bash``/``Read``/``WebFetch``
@@ -38,16 +38,17 @@ def is_tool_enabled(config: Config, name: str) -> bool:
 
 
 def _builtin_registry(config: Config) -> ToolRegistry:
-    from ..builtin import create_builtin_tools
+    from ..builtin import builtin_tool_factories
 
     registry = ToolRegistry()
     settings = config.settings
     registry.deny_rule = lambda name, aliases, server: whole_tool_deny(
         settings, name, aliases, server
     )
-    for tool in create_builtin_tools(config):
-        if is_tool_enabled(config, tool.name):
-            registry.register_tool(tool)
+    for factory in builtin_tool_factories(config):
+        if is_tool_enabled(config, factory.name):
+            # declared by name: the tool's module is imported when it is first asked for
+            registry.register_factory(factory)
     return registry
 
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from rapidfuzz.distance import Levenshtein as _Levenshtein
-
 
 class ToolNames:
     """Model-facing names of the built-in tools."""
@@ -64,7 +62,9 @@ def levenshtein(a: str, b: str) -> int:
     RapidFuzz's bit-parallel implementation: linear in the longer string when the shorter one is
     a tool name, so a hostile 100 MB "tool name" is ranked in milliseconds, not hours.
     """
-    return int(_Levenshtein.distance(a, b))
+    from rapidfuzz.distance import Levenshtein  # imported when a name is not found
+
+    return int(Levenshtein.distance(a, b))
 
 
 def suggestion_suffix(unknown: str, candidates: Iterable[str], top_n: int = 3) -> str:

@@ -1,9 +1,15 @@
-"""``ToolRegistry``: the tools a session offers, looked up by name and declared to the model."""
+"""``ToolRegistry``: the tools a session offers, looked up by name and declared to the model.
+
+A tool can be registered as a :class:`ToolFactory` (its name and how to build it): it is built,
+and its module imported, only when something asks for it, so a call to one built-in does not
+import the others.
+"""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from .._contract.declarative import BaseDeclarativeTool, FunctionDeclaration
@@ -24,6 +30,14 @@ class ToolRegistrationError(ValueError):
     """Raised when a tool cannot be registered (e.g. its name is already taken)."""
 
 
+@dataclass(frozen=True, slots=True)
+class ToolFactory:
+    """A tool known by name and built on first use (never an MCP tool, no aliases)."""
+
+    name: str
+    build: Callable[[], AnyTool]
+
+
 class ToolRegistry:
     """Holds the registered tools, keyed by their model-facing name.
 
@@ -34,7 +48,7 @@ class ToolRegistry:
     """
 
     def __init__(self, tools: Iterable[AnyTool] = ()) -> None:
-        self._tools: dict[str, AnyTool] = {}
+        self._tools: dict[str, AnyTool | ToolFactory] = {}
         self._missing_hints: dict[str, Callable[[str], str | None]] = {}
         self.deny_rule: DenyRule | None = None
         """Names the whole-tool deny rule that keeps a tool out (set from the settings)."""
@@ -59,7 +73,7 @@ class ToolRegistry:
             raise ToolRegistrationError(
                 f'Tool "{tool.name}" is not registered: denied by the rule "{rule}".'
             )
-        existing = self._tools.get(tool.name)
+        existing = self._built(tool.name)
         if existing is not None and existing is not tool:
             same_server = tool.server_name is not None and existing.server_name == tool.server_name
             if not same_server:
@@ -70,6 +84,46 @@ class ToolRegistry:
             logger.debug("Re-registering MCP tool %s", tool.name)
         self._tools[tool.name] = tool
 
+    def register_factory(self, factory: ToolFactory) -> None:
+        """Add a tool that is built when first asked for; same checks as :meth:`register_tool`."""
+        rule = self.denied_rule(factory.name)
+        if rule is not None:
+            raise ToolRegistrationError(
+                f'Tool "{factory.name}" is not registered: denied by the rule "{rule}".'
+            )
+        existing = self._built(factory.name)
+        if existing is not None:
+            raise ToolRegistrationError(
+                f'Tool with name "{factory.name}" is already registered '
+                f"(by {type(existing).__name__}); tool names must be unique."
+            )
+        self._tools[factory.name] = factory
+
+    def _built(self, name: str) -> AnyTool | None:
+        """The tool registered as ``name``, built now if it was registered as a factory."""
+        entry = self._tools.get(name)
+        if not isinstance(entry, ToolFactory):
+            return entry
+        tool = entry.build()
+        if tool.name != name:
+            raise ToolRegistrationError(
+                f'The factory of "{name}" built a tool named "{tool.name}".'
+            )
+        self._tools[name] = tool
+        return tool
+
+    def _all(self) -> list[AnyTool]:
+        """Every tool, in registration order, building the ones not built yet."""
+        return [t for name in list(self._tools) if (t := self._built(name)) is not None]
+
+    def _mcp_tools(self) -> list[AnyTool]:
+        """The tools of MCP servers (factories are never MCP tools: they stay unbuilt)."""
+        return [
+            t
+            for t in self._tools.values()
+            if not isinstance(t, ToolFactory) and t.server_name is not None
+        ]
+
     def denied_rule(
         self, name: str, aliases: Iterable[str] = (), server_name: str | None = None
     ) -> str | None:
@@ -78,11 +132,13 @@ class ToolRegistry:
 
     def unregister_tool(self, name: str) -> AnyTool | None:
         """Remove and return the tool called ``name`` (``None`` if absent)."""
-        return self._tools.pop(name, None)
+        tool = self._built(name)
+        self._tools.pop(name, None)
+        return tool
 
     def remove_tools_by_server(self, server_name: str) -> list[AnyTool]:
         """Remove every tool of one MCP server; returns what was removed."""
-        removed = [t for t in self._tools.values() if t.server_name == server_name]
+        removed = [t for t in self._mcp_tools() if t.server_name == server_name]
         for tool in removed:
             del self._tools[tool.name]
         return removed
@@ -95,10 +151,10 @@ class ToolRegistry:
         Legacy names are accepted: ``replace``/``search_file_content`` for the built-ins, and
         Qwen Code 0.24.4's ``mcp__<server>__<tool>`` names, which MCP tools keep as aliases.
         """
-        found = self._tools.get(name) or self._tools.get(canonical_tool_name(name))
+        found = self._built(name) or self._built(canonical_tool_name(name))
         if found is None and name.startswith("mcp__"):
-            for tool in self._tools.values():
-                if tool.server_name is not None and name in getattr(tool, "aliases", ()):
+            for tool in self._mcp_tools():
+                if name in getattr(tool, "aliases", ()):
                     return tool
         return found
 
@@ -108,12 +164,12 @@ class ToolRegistry:
 
     def get_all_tools(self) -> list[AnyTool]:
         """Tools sorted by display name, as the reference lists them."""
-        return sorted(self._tools.values(), key=lambda t: t.display_name)
+        return sorted(self._all(), key=lambda t: t.display_name)
 
     def get_tools_by_server(self, server_name: str) -> list[AnyTool]:
         """Tools of one MCP server, sorted by name."""
         return sorted(
-            (t for t in self._tools.values() if t.server_name == server_name), key=lambda t: t.name
+            (t for t in self._mcp_tools() if t.server_name == server_name), key=lambda t: t.name
         )
 
     def unknown_tool_message(self, name: str) -> str:
@@ -139,9 +195,7 @@ class ToolRegistry:
 
     def get_function_declarations(self) -> list[FunctionDeclaration]:
         """Declarations of every tool, sorted by name so the order never depends on registration."""
-        return [
-            t.schema for t in sorted(self._tools.values(), key=lambda t: (t.name, t.display_name))
-        ]
+        return [t.schema for t in sorted(self._all(), key=lambda t: (t.name, t.display_name))]
 
     def get_function_declarations_filtered(self, names: Iterable[str]) -> list[FunctionDeclaration]:
         """Declarations of the named tools that exist, in the given order."""
@@ -150,7 +204,7 @@ class ToolRegistry:
 
     def kinds(self) -> dict[str, Kind]:
         """Each tool's kind, by name."""
-        return {name: tool.kind for name, tool in self._tools.items()}
+        return {tool.name: tool.kind for tool in self._all()}
 
     def export(self, fmt: ExportFormat) -> list[dict[str, Any]]:
         """The declarations in a provider's tool format (see :mod:`qwen_tools._registry.exporters`)."""

@@ -16,32 +16,60 @@
 * :class:`WebFetchTool` — ``web_fetch`` (``WebFetch``, ``fetch``)
 * :class:`WebSearchTool` — ``web_search`` (``WebSearch``, ``search``): when a provider is configured
 
-:func:`create_builtin_tools` builds one of each for a :class:`~qwen_tools._config.config.Config`.
+:func:`create_builtin_tools` builds one of each for a :class:`~qwen_tools._config.config.Config`;
+:func:`builtin_tool_factories` names them without importing them (a tool's module, and the
+engines it needs, are imported when the tool is first built). The classes are exported lazily.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from qwen_tools._config.config import Config
-from qwen_tools._contract.declarative import BaseDeclarativeTool
+from qwen_tools._config.web_settings import resolve_web_search
+from qwen_tools._registry.registry import ToolFactory
 
-from .edit import EditTool
-from .enter_plan_mode import EnterPlanModeTool
-from .exit_plan_mode import ExitPlanModeTool
-from .glob import GlobTool
-from .grep import GrepTool
-from .list_directory import ListDirectoryTool
-from .read_file import ReadFileTool
-from .read_many_files import ReadManyFilesTool
-from .save_memory import SaveMemoryTool
-from .shell import ShellTool
-from .task import TaskTool
-from .task_stop import TaskStopTool
-from .todo_write import TodoWriteTool
-from .web_fetch import WebFetchTool
-from .web_search import WebSearchTool, web_search_enabled
-from .write_file import WriteFileTool
+if TYPE_CHECKING:  # the static view of the lazy exports below
+    from qwen_tools._contract.declarative import BaseDeclarativeTool
+
+    from .edit import EditTool as EditTool
+    from .enter_plan_mode import EnterPlanModeTool as EnterPlanModeTool
+    from .exit_plan_mode import ExitPlanModeTool as ExitPlanModeTool
+    from .glob import GlobTool as GlobTool
+    from .grep import GrepTool as GrepTool
+    from .list_directory import ListDirectoryTool as ListDirectoryTool
+    from .read_file import ReadFileTool as ReadFileTool
+    from .read_many_files import ReadManyFilesTool as ReadManyFilesTool
+    from .save_memory import SaveMemoryTool as SaveMemoryTool
+    from .shell import ShellTool as ShellTool
+    from .task import TaskTool as TaskTool
+    from .task_stop import TaskStopTool as TaskStopTool
+    from .todo_write import TodoWriteTool as TodoWriteTool
+    from .web_fetch import WebFetchTool as WebFetchTool
+    from .web_search import WebSearchTool as WebSearchTool
+    from .write_file import WriteFileTool as WriteFileTool
+
+_TOOLS: dict[str, tuple[str, str]] = {
+    # tool name: (module, class), in the order the tools are registered
+    "read_file": ("read_file", "ReadFileTool"),
+    "list_directory": ("list_directory", "ListDirectoryTool"),
+    "glob": ("glob", "GlobTool"),
+    "grep_search": ("grep", "GrepTool"),
+    "write_file": ("write_file", "WriteFileTool"),
+    "edit": ("edit", "EditTool"),
+    "read_many_files": ("read_many_files", "ReadManyFilesTool"),
+    "run_shell_command": ("shell", "ShellTool"),
+    "task_stop": ("task_stop", "TaskStopTool"),
+    "todo_write": ("todo_write", "TodoWriteTool"),
+    "save_memory": ("save_memory", "SaveMemoryTool"),
+    "task": ("task", "TaskTool"),
+    "web_fetch": ("web_fetch", "WebFetchTool"),
+    "enter_plan_mode": ("enter_plan_mode", "EnterPlanModeTool"),
+    "exit_plan_mode": ("exit_plan_mode", "ExitPlanModeTool"),
+    "web_search": ("web_search", "WebSearchTool"),
+}
+_EXPORTS = {cls: module for module, cls in _TOOLS.values()}
 
 __all__ = [
     "EditTool",
@@ -60,31 +88,48 @@ __all__ = [
     "WebFetchTool",
     "WebSearchTool",
     "WriteFileTool",
+    "builtin_tool_factories",
     "create_builtin_tools",
 ]
 
 
-def create_builtin_tools(config: Config) -> list[BaseDeclarativeTool[Any]]:
-    """One instance of every built-in tool, bound to ``config``."""
-    tools: list[BaseDeclarativeTool[Any]] = [
-        ReadFileTool(config),
-        ListDirectoryTool(config),
-        GlobTool(config),
-        GrepTool(config),
-        WriteFileTool(config),
-        EditTool(config),
-        ReadManyFilesTool(config),
-        ShellTool(config),
-        TaskStopTool(config),
-        TodoWriteTool(config),
-        SaveMemoryTool(config),
-        TaskTool(config),
-        WebFetchTool(config),
-    ]
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+def _builder(config: Config, name: str) -> ToolFactory:
+    module, cls = _TOOLS[name]
+
+    def build() -> BaseDeclarativeTool[Any]:
+        tool_class: Any = getattr(importlib.import_module(f".{module}", __name__), cls)
+        tool: BaseDeclarativeTool[Any] = tool_class(config)
+        return tool
+
+    return ToolFactory(name, build)
+
+
+def builtin_tool_factories(config: Config) -> list[ToolFactory]:
+    """The built-in tools ``config`` offers, by name, each built (and imported) on first use."""
+    names = list(_TOOLS)[:13]
     if config.interactive:
         # as in Qwen Code, plan mode needs someone to approve the plan: headless sessions
         # do without these two tools
-        tools += [EnterPlanModeTool(config), ExitPlanModeTool(config)]
-    if web_search_enabled(config):
-        tools.append(WebSearchTool(config))
-    return tools
+        names += ["enter_plan_mode", "exit_plan_mode"]
+    if resolve_web_search(config.settings.web.search, None) is not None:
+        # web_search is registered when some provider is configured (web_search_enabled)
+        names.append("web_search")
+    return [_builder(config, name) for name in names]
+
+
+def create_builtin_tools(config: Config) -> list[BaseDeclarativeTool[Any]]:
+    """One instance of every built-in tool, bound to ``config``."""
+    return [factory.build() for factory in builtin_tool_factories(config)]

@@ -35,9 +35,7 @@ from qwen_tools._fs.text_file import decode_text
 
 from ._file_open import OpenedFile, read_all
 from ._file_types import FileType, detect_file_type, media_mime_type
-from ._notebook import NotebookError, render_notebook
 from ._paths import display_relative, js_to_fixed, node_error_message
-from ._pdf import PdfPagesError, extract_pages, large_pdf_guidance, page_count
 from ._text_window import LargeTextError, format_window, read_window
 
 __all__ = [
@@ -306,6 +304,8 @@ def _inline(path: str, data: bytes, mime: str, display: str) -> FileContent:
 
 
 def _pdf(opened: OpenedFile, rel: str, pages: str | None) -> FileContent:
+    from ._pdf import PdfPagesError, extract_pages, large_pdf_guidance, page_count
+
     path, info = opened.path, opened.info
     size_mb = info.st_size / (1024 * 1024)
     name = os.path.basename(path)
@@ -346,6 +346,8 @@ def _pdf(opened: OpenedFile, rel: str, pages: str | None) -> FileContent:
 
 
 def _notebook(opened: OpenedFile, rel: str) -> FileContent:
+    from ._notebook import NotebookError, render_notebook
+
     path = opened.path
     try:
         content, truncated = render_notebook(read_all(opened.fd))

@@ -225,7 +225,8 @@ class ListDirectoryInvocation(BaseToolInvocation[dict[str, Any]]):
             except OSError:
                 continue  # dangling symlink or vanished entry: skipped silently
             entries.append(_Entry(name, stat.S_ISDIR(info.st_mode)))
-        entries.sort(key=lambda e: (not e.is_directory, collation_key(e.name)))
+        if len(entries) > 1:  # one entry needs no order: the collation table stays unloaded
+            entries.sort(key=lambda e: (not e.is_directory, collation_key(e.name)))
         return entries, git_count, qwen_count
 
     def _format(

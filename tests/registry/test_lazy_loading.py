@@ -1,0 +1,143 @@
+"""Opening a session imports no tool, validator or engine: each is imported when first used.
+
+Every check runs in a fresh interpreter and reads ``sys.modules``: deterministic, no timing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from qwen_tools import Config, ToolRegistrationError, ToolRegistry, build_registry
+from qwen_tools.builtin import create_builtin_tools
+
+HEAVY = [
+    # validators
+    "jsonschema",
+    "fastjsonschema",
+    # engines of single tools
+    "httpx",
+    "pypdf",
+    "markdownify",
+    "bashlex",
+    "pyuca",
+    "wcmatch",
+    "rapidfuzz",
+    "yaml",
+    "qwen_tools._sandbox.landlock",
+    "qwen_tools.builtin._ripgrep",
+    "qwen_tools.builtin._web_http",
+    "qwen_tools.builtin._notebook",
+    # the tools themselves
+    "qwen_tools.builtin.read_file",
+    "qwen_tools.builtin.grep",
+    "qwen_tools.builtin.shell",
+    "qwen_tools.builtin.web_fetch",
+    "qwen_tools.builtin.edit",
+    "qwen_tools.builtin.task",
+]
+
+_SCRIPT = """
+import asyncio, json, sys
+heavy = json.loads(sys.argv[2])
+def loaded():
+    return sorted(m for m in heavy if m in sys.modules)
+import qwen_tools
+report = {"import": loaded()}
+config = qwen_tools.Config.load(sys.argv[1])
+registry = qwen_tools.build_registry(config)
+report["names"] = registry.get_all_tool_names()
+report["open"] = loaded()
+tool = registry.get_tool("read_file")
+signal = qwen_tools.AbortController().signal
+result = asyncio.run(tool.build({"file_path": sys.argv[3]}).execute(signal))
+report["read"] = str(result.llm_content)
+report["after_read"] = loaded()
+try:
+    tool.build({"file_path": sys.argv[3], "limit": "many"})
+except Exception as exc:
+    report["invalid"] = str(exc)
+report["after_invalid"] = loaded()
+registry.get_all_tools()
+report["all"] = loaded()
+print(json.dumps(report))
+"""
+
+
+def _run(tmp_path: Path) -> dict[str, object]:
+    (tmp_path / "a.txt").write_text("hello\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("QWEN")}
+    env["HOME"] = str(tmp_path / "home")
+    out = subprocess.run(
+        [sys.executable, "-c", _SCRIPT, str(tmp_path), json.dumps(HEAVY), str(tmp_path / "a.txt")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    report: dict[str, object] = json.loads(out.stdout.splitlines()[-1])
+    return report
+
+
+def test_opening_a_session_imports_no_tool_validator_or_engine(tmp_path: Path) -> None:
+    report = _run(tmp_path)
+    assert report["import"] == []
+    assert report["open"] == []
+    assert "read_file" in report["names"] and "grep_search" in report["names"]  # type: ignore[operator]
+
+
+def test_a_call_imports_its_tool_and_the_fast_validator_only(tmp_path: Path) -> None:
+    report = _run(tmp_path)
+    assert report["read"] == "hello\n"
+    assert report["after_read"] == ["fastjsonschema", "qwen_tools.builtin.read_file"]
+
+
+def test_invalid_params_bring_the_message_producing_validator(tmp_path: Path) -> None:
+    report = _run(tmp_path)
+    assert report["invalid"] == "params/limit must be integer,null"
+    assert "jsonschema" in report["after_invalid"]  # type: ignore[operator]
+    assert "qwen_tools.builtin.grep" not in report["after_invalid"]  # type: ignore[operator]
+
+
+def test_listing_every_tool_builds_them_all(tmp_path: Path) -> None:
+    report = _run(tmp_path)
+    assert "qwen_tools.builtin.grep" in report["all"]  # type: ignore[operator]
+    assert "qwen_tools.builtin.shell" in report["all"]  # type: ignore[operator]
+
+
+def test_declarations_are_those_of_the_built_tools(tmp_path: Path) -> None:
+    config = Config.load(tmp_path)
+    lazy = build_registry(config)
+    names = lazy.get_all_tool_names()
+    eager = create_builtin_tools(config)
+    assert names == [t.name for t in eager]
+    assert lazy.get_function_declarations() == sorted(
+        (t.schema for t in eager), key=lambda s: s.name
+    )
+    assert [type(t).__name__ for t in lazy.get_all_tools()] == [
+        type(t).__name__ for t in sorted(eager, key=lambda t: t.display_name)
+    ]
+
+
+def test_a_factory_obeys_the_registration_rules(tmp_path: Path) -> None:
+    from qwen_tools._registry.registry import ToolFactory
+
+    config = Config.load(tmp_path)
+    registry = build_registry(config)
+    read_file = create_builtin_tools(config)[0]
+    with pytest.raises(ToolRegistrationError, match=r"already registered \(by ReadFileTool\)"):
+        registry.register_factory(ToolFactory("read_file", lambda: read_file))
+    registry.deny_rule = lambda name, aliases, server: "Read" if name == "x" else None
+    with pytest.raises(ToolRegistrationError, match='denied by the rule "Read"'):
+        registry.register_factory(ToolFactory("x", lambda: read_file))
+    registry = ToolRegistry()
+    registry.register_factory(ToolFactory("not_read_file", lambda: read_file))
+    with pytest.raises(ToolRegistrationError, match="built a tool named"):
+        registry.get_tool("not_read_file")
