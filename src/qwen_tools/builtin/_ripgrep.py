@@ -7,7 +7,9 @@ the choice is made once per process.
 
 Running it (:func:`run_ripgrep`) follows the reference's ``execFile`` call: no shell, the
 project root as working directory (so ``--glob`` patterns with a slash are anchored there),
-stdout parsed as it streams (only ``match`` events are kept), a 10 s timeout (60 s under WSL)
+stdout parsed as it streams (only ``match`` events are kept, and of those only the path is
+read at once: the line number and text, which a broad search mostly cuts from the answer, are
+decoded when asked for, see :class:`RgMatch`), a 10 s timeout (60 s under WSL)
 and a 20,000,000-byte output cap, both of which kill ``rg`` and keep the output received so far
 minus its last, possibly partial, line. Exit code 1 with an empty stderr means "no match"; any
 other failure is reported with Node's wording, ``Command failed: rg <args>\\n<stderr>``. The
@@ -31,6 +33,7 @@ import subprocess
 import sys
 import sysconfig
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,7 +46,9 @@ from ._search_child import Child, pump_output, run_blocking
 __all__ = [
     "ABORTED_MESSAGE",
     "MAX_BUFFER",
+    "AnyMatch",
     "GrepMatch",
+    "RgMatch",
     "SearchOutcome",
     "SearchRequest",
     "find_ripgrep",
@@ -56,6 +61,8 @@ MAX_BUFFER = 20_000_000
 ABORTED_MESSAGE = "The operation was aborted"
 MAX_BUFFER_MESSAGE = "stdout maxBuffer length exceeded"
 _MATCH_PREFIX = b'{"type":"match"'
+_MATCH_PATH = b'{"type":"match","data":{"path":{"text":"'
+_PATH_END = b'"},"lines":'
 _CHUNK = 1 << 16
 
 
@@ -127,6 +134,52 @@ class GrepMatch:
     text: str
 
 
+class RgMatch:
+    """A ``match`` event of rg's JSON output: the path read at once, the rest on first use.
+
+    A broad search yields tens of thousands of matches that are only counted and ordered by
+    path (the answer shows the first ``limit``/1,000 lines): their JSON is never decoded.
+    """
+
+    __slots__ = ("_decoded", "_raw", "path")
+
+    def __init__(self, path: str, raw: bytes) -> None:
+        self.path = path
+        self._raw = raw
+        self._decoded: GrepMatch | None = None
+
+    def _full(self) -> GrepMatch:
+        if self._decoded is None:
+            # rg writes well-formed events; one that is not keeps the path and reads as empty
+            self._decoded = _decode_match(self._raw) or GrepMatch(self.path, 0, "")
+        return self._decoded
+
+    @property
+    def line(self) -> int:
+        """The line number."""
+        return self._full().line
+
+    @property
+    def text(self) -> str:
+        """The line's text, without its line ending."""
+        return self._full().text
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, RgMatch | GrepMatch):
+            return (self.path, self.line, self.text) == (other.path, other.line, other.text)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.path, self.line, self.text))
+
+    def __repr__(self) -> str:
+        return f"RgMatch({self.path!r}, {self.line!r}, {self.text!r})"
+
+
+AnyMatch = GrepMatch | RgMatch
+"""A match of either engine (both have ``path``, ``line`` and ``text``)."""
+
+
 @dataclass(slots=True)
 class SearchOutcome:
     """What a search produced.
@@ -136,7 +189,7 @@ class SearchOutcome:
     reports the error instead of results. ``regex_rejected`` marks a pattern ripgrep refused.
     """
 
-    matches: list[GrepMatch] = field(default_factory=list)
+    matches: Sequence[AnyMatch] = field(default_factory=list)
     incomplete: bool = False
     error: str | None = None
     output_empty: bool = False
@@ -207,8 +260,10 @@ class _Collector:
     """Splits streamed stdout into lines, keeps match events, enforces the output cap."""
 
     def __init__(self) -> None:
-        self.matches: list[GrepMatch] = []
+        self.matches: list[AnyMatch] = []
         self.pending = b""
+        self._segment = b""  # the path of the last match, as rg wrote it, and decoded
+        self._path = ""
         self.total = 0
         self.kept_output = False  # a complete, non-blank line was received
         self.overflowed = False
@@ -221,10 +276,27 @@ class _Collector:
         lines = (self.pending + chunk).split(b"\n")
         self.pending = lines.pop()
         for line in lines:
-            if line.startswith(_MATCH_PREFIX) and (match := _decode_match(line)) is not None:
+            if line.startswith(_MATCH_PREFIX) and (match := self._match(line)) is not None:
                 self.matches.append(match)
             if not self.kept_output and line.strip():
                 self.kept_output = True
+
+    def _match(self, line: bytes) -> AnyMatch | None:
+        """The event's path now (plain text: no escape, so no quote, before the end found);
+        anything else (escapes, a path given as bytes) is decoded in full at once."""
+        if line.startswith(_MATCH_PATH):
+            start = len(_MATCH_PATH)
+            end = line.find(_PATH_END, start)
+            segment = line[start:end]
+            if end > 0 and b"\\" not in segment:
+                if segment != self._segment:
+                    try:
+                        self._path = segment.decode()
+                    except UnicodeDecodeError:
+                        return _decode_match(line)
+                    self._segment = segment
+                return RgMatch(self._path, line)
+        return _decode_match(line)
 
     def take(self, chunk: bytes) -> bool:
         """Feed ``chunk``; False once the cap is reached (stop reading)."""

@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Sequence
 from typing import Any, ClassVar, Literal
 
 import anyio
@@ -79,7 +80,7 @@ from ._paths import (
 from ._rg_sandbox import confinement_works
 from ._ripgrep import (
     ABORTED_MESSAGE,
-    GrepMatch,
+    AnyMatch,
     SearchOutcome,
     SearchRequest,
     find_ripgrep,
@@ -177,6 +178,11 @@ class GrepInvocation(BaseToolInvocation[dict[str, Any]]):
             self._services[root] = FileDiscoveryService(root, custom_ignore_files=names)
         return self._services[root]
 
+    def _has_qwen_ignore_file(self, root: str) -> bool:
+        """Whether a Qwen ignore file exists in ``root`` (without one, nothing is ignored)."""
+        names = self._service(root).qwen_ignore_file_names()
+        return any(os.path.exists(os.path.join(root, name)) for name in names)
+
     def _ignore_files(self, paths: list[str]) -> tuple[str, ...]:
         """Existing Qwen ignore files of the searched workspace directories (custom first)."""
         custom: list[str] = []
@@ -207,9 +213,17 @@ class GrepInvocation(BaseToolInvocation[dict[str, Any]]):
                     return outcome
         return await run_python_search(request, signal)
 
-    def _filter(self, matches: list[GrepMatch], paths: list[str]) -> list[GrepMatch]:
-        """Drop Qwen-ignored files, order the lines, drop duplicates across directories."""
-        if self.config.file_filtering.respect_qwen_ignore:
+    def _filter(self, matches: Sequence[AnyMatch], paths: list[str]) -> list[AnyMatch]:
+        """Drop Qwen-ignored files, order the lines, drop duplicates across directories.
+
+        The order is a stable sort by (search path, path components): files are sorted once
+        and their lines, grouped, keep rg's order (the lines themselves are not decoded).
+        Comparing the component lists is comparing the paths with ``/`` made ``\\0`` (lower
+        than any character a name can hold), which is what the key does.
+        """
+        if self.config.file_filtering.respect_qwen_ignore and any(
+            self._has_qwen_ignore_file(root) for root in self._roots
+        ):
             verdicts: dict[str, bool] = {}
             for match in matches:
                 if match.path not in verdicts:
@@ -218,16 +232,25 @@ class GrepInvocation(BaseToolInvocation[dict[str, Any]]):
                         root
                     ).should_qwen_ignore_file(match.path)
             matches = [m for m in matches if not verdicts[m.path]]
-        keys: dict[str, tuple[int, list[str]]] = {}
+        by_file: dict[str, list[AnyMatch]] = {}
         for match in matches:
-            if match.path not in keys:
-                index = next((i for i, p in enumerate(paths) if _under(match.path, p)), len(paths))
-                keys[match.path] = (index, match.path.split("/"))
-        ordered = sorted(matches, key=lambda m: keys[m.path])
+            lines = by_file.get(match.path)
+            if lines is None:
+                lines = by_file[match.path] = []
+            lines.append(match)
+
+        def key(path: str) -> tuple[int, str]:
+            if len(paths) == 1:
+                index = 0 if _under(path, paths[0]) else 1
+            else:
+                index = next((i for i, p in enumerate(paths) if _under(path, p)), len(paths))
+            return index, path.replace("/", "\0")
+
+        ordered = [m for path in sorted(by_file, key=key) for m in by_file[path]]
         if len(paths) <= 1:
             return ordered
         seen: set[tuple[str, int]] = set()
-        unique: list[GrepMatch] = []
+        unique: list[AnyMatch] = []
         for match in ordered:
             if (match.path, match.line) not in seen:
                 seen.add((match.path, match.line))
@@ -292,7 +315,7 @@ class GrepInvocation(BaseToolInvocation[dict[str, Any]]):
         return await self._format(pattern, where, matches, outcome.incomplete)
 
     async def _format(
-        self, pattern: str, where: str, matches: list[GrepMatch], incomplete: bool
+        self, pattern: str, where: str, matches: list[AnyMatch], incomplete: bool
     ) -> ToolResult:
         total = len(matches)
         term = "match" if total == 1 else "matches"
@@ -304,7 +327,7 @@ class GrepInvocation(BaseToolInvocation[dict[str, Any]]):
         shown = matches if line_limit is None else matches[:line_limit]
         by_lines = len(shown) < total
         parts: list[str] = []
-        visible: list[GrepMatch] = []
+        visible: list[AnyMatch] = []
         length, by_chars = 0, False
         for match in shown:
             raw = f"{escape_control_chars(match.path)}:{match.line}:{match.text}"
