@@ -125,7 +125,7 @@ async def test_without_runner_fails_with_a_typed_error(config: Config) -> None:
 
 
 async def test_confirmation_is_an_info_prompt(config: Config) -> None:
-    config.subagent_runner = ScriptedRunner()
+    config.services.model.lend(subagent_runner=ScriptedRunner())
     invocation = TaskTool(config).build({"description": "Review parser", "prompt": "p"})
     assert invocation.get_description() == "Review parser"
     details = await invocation.should_confirm_execute(AbortSignal.never())
@@ -136,7 +136,7 @@ async def test_confirmation_is_an_info_prompt(config: Config) -> None:
 
 async def test_scheduler_asks_in_default_mode_and_runs_through_the_alias(config: Config) -> None:
     runner = ScriptedRunner(SubagentReport(text="Found two bugs."))
-    config.subagent_runner = runner
+    config.services.model.lend(subagent_runner=runner)
     asked: list[ToolCallConfirmationDetails] = []
 
     async def confirm(

@@ -64,7 +64,7 @@ async def test_terminate_reasons(config: Config, text: str, reason: str, expecte
 
 async def test_cancellation_reaches_the_runner(config: Config) -> None:
     runner = ScriptedRunner(wait_for_abort=True)
-    config.subagent_runner = runner
+    config.services.model.lend(subagent_runner=runner)
     invocation = TaskTool(config).build({"description": "Long job", "prompt": "p"})
     controller = AbortController()
     results: list[ToolResult] = []
@@ -127,7 +127,7 @@ async def test_definitions_this_session_cannot_run(
 async def test_subagent_removed_after_validation(config: Config, ws: Path) -> None:
     folder = ws / ".qwen" / "agents"
     write_agent(folder, "rev.md", "name: rev\ndescription: d")
-    config.subagent_runner = ScriptedRunner()
+    config.services.model.lend(subagent_runner=ScriptedRunner())
     invocation = TaskTool(config).build({"description": "d", "prompt": "p", "subagent_type": "rev"})
     (folder / "rev.md").unlink()
     result = await invocation.execute(AbortSignal.never())

@@ -126,7 +126,7 @@ async def test_the_model_gets_the_prompt_and_the_content(ws: Path, server: Local
     server.routes["/page"] = Reply(200, PAGE, {"Content-Type": "text/html"})
     config = make_config(ws)
     model = RecordingModel("  Version 2.0 is faster and smaller.  ")
-    config.content_generator = model
+    config.services.model.lend(content_generator=model)
     url = server.url("/page")
     result = await fetch(config, url, prompt="What changed in 2.0?")
     head = header(url, "text/html", len(PAGE))
@@ -147,7 +147,9 @@ async def test_the_model_gets_the_prompt_and_the_content(ws: Path, server: Local
 async def test_a_failing_model_falls_back_to_the_raw_content(ws: Path, server: LocalServer) -> None:
     server.routes["/t"] = Reply(200, "raw words", {"Content-Type": "text/plain"})
     config = make_config(ws)
-    config.content_generator = RecordingModel(error=RuntimeError("model unavailable"))
+    config.services.model.lend(
+        content_generator=RecordingModel(error=RuntimeError("model unavailable"))
+    )
     url = server.url("/t")
     result = await fetch(config, url)
     assert result.error is None
@@ -162,7 +164,7 @@ async def test_a_failing_model_falls_back_to_the_raw_content(ws: Path, server: L
 async def test_an_empty_answer_is_reported(ws: Path, server: LocalServer) -> None:
     server.routes["/t"] = Reply(200, "words", {"Content-Type": "text/plain"})
     config = make_config(ws)
-    config.content_generator = RecordingModel("   ")
+    config.services.model.lend(content_generator=RecordingModel("   "))
     url = server.url("/t")
     result = await fetch(config, url)
     assert result.llm_content == (
@@ -278,7 +280,7 @@ async def test_the_full_call_flow_in_yolo_mode(ws: Path, server: LocalServer) ->
     server.routes["/t"] = Reply(200, "flow", {"Content-Type": "text/plain"})
     config = make_config(ws)
     config.approval_mode = ApprovalMode.YOLO
-    config.content_generator = RecordingModel("Flow answer.")
+    config.services.model.lend(content_generator=RecordingModel("Flow answer."))
     url = server.url("/t")
     request = ToolCallRequest("web_fetch", {"url": url, "prompt": "what?"})
     done = await run_tool_call(ToolRegistry([WebFetchTool(config)]), config, request)

@@ -80,7 +80,7 @@ def text_of(result: ToolResult) -> str:
 async def run(
     config: Config, runner: SubagentRunner | None, **params: Any
 ) -> tuple[ToolResult, list[ToolResultDisplay]]:
-    config.subagent_runner = runner
+    config.services.model.lend(subagent_runner=runner)
     shown: list[ToolResultDisplay] = []
     args = {"description": "Review parser", "prompt": "Review src/parser.py", **params}
     result = await TaskTool(config).build_and_execute(args, update_output=shown.append)

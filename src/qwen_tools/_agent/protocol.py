@@ -1,7 +1,7 @@
 """What the ``task`` tool asks of the agent loop: run a subagent to completion.
 
-The loop sets ``Config.subagent_runner`` to an object with this shape when a model is
-configured; the ``task`` tool only knows this protocol, so it does not import the loop.
+The agent session lends an object with this shape to ``Config.services.model`` (read as
+``Config.subagent_runner``) while it runs; the ``task`` tool only knows this protocol, so it does not import the loop.
 """
 
 from __future__ import annotations

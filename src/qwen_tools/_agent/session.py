@@ -1,7 +1,8 @@
 """``AgentSession``: the session's model wired into its ``Config``, and a factory for loops.
 
-Creating a session sets ``config.content_generator`` (the chat client, for ``web_fetch``) and
-``config.subagent_runner`` (nested loops, for ``task``). The system prompt (our instructions
+Creating a session lends the config's services (:class:`~qwen_tools._config.services.ModelAccess`)
+the chat client (for ``web_fetch``) and a subagent runner (nested loops, for ``task``), taken
+back when it closes. The system prompt (our instructions
 and the context files) is built once per session; each loop opens its conversation with the
 environment reminder (date, operating system, workspace tree; see :mod:`.environment`).
 
@@ -66,8 +67,7 @@ class AgentSession:
         self._context: ContextFiles | None = None
         self._prompt: str | None = None
         self.subagents = LoopSubagentRunner(self)
-        config.content_generator = self.client
-        config.subagent_runner = self.subagents
+        config.services.model.lend(content_generator=self.client, subagent_runner=self.subagents)
 
     @property
     def context(self) -> ContextFiles:
@@ -115,12 +115,11 @@ class AgentSession:
         )
 
     async def aclose(self) -> None:
-        """Close the client and detach from the ``Config``."""
+        """Close the client and take back what was lent to the ``Config``'s services."""
         await self.client.aclose()
-        if self.config.content_generator is self.client:
-            self.config.content_generator = None
-        if self.config.subagent_runner is self.subagents:
-            self.config.subagent_runner = None
+        self.config.services.model.withdraw(
+            content_generator=self.client, subagent_runner=self.subagents
+        )
 
     async def __aenter__(self) -> AgentSession:
         return self

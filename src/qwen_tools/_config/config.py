@@ -1,4 +1,10 @@
-"""``Config``: the context every tool gets (workspace, ignore rules, limits, approval mode, session)."""
+"""``Config``: the context every tool gets (workspace, ignore rules, limits, approval mode, session).
+
+It is three things: immutable settings (:attr:`Config.settings`, the workspace), the session's
+mutable state (:attr:`Config.state`, and the approval mode plan mode changes), and the services
+it owns (:attr:`Config.services`: file discovery, the model an agent lends). Nothing is set on it
+after it was built except the approval mode.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .file_service import FileDiscoveryService, FileFilteringOptions
+from .services import ConfigServices
 from .session import SessionState
 from .settings import LoadedSettings, load_settings
 from .tool_settings import ApprovalMode, ToolSettings, parse_tool_settings
@@ -72,9 +79,10 @@ class Config:
         ]
         self.workspace = WorkspaceContext(self.target_dir, resolved_extra)
         filtering = self.settings.file_filtering
-        self.file_service = FileDiscoveryService(
-            self.target_dir, custom_ignore_files=filtering.custom_ignore_files
+        self.services = ConfigServices(
+            FileDiscoveryService(self.target_dir, custom_ignore_files=filtering.custom_ignore_files)
         )
+        """What the session owns: file discovery, and the model an agent lends (``.model``)."""
         self.file_filtering = FileFilteringOptions(
             respect_git_ignore=filtering.respect_git_ignore,
             respect_qwen_ignore=filtering.respect_qwen_ignore,
@@ -85,10 +93,6 @@ class Config:
         self.session_id = session_id or uuid.uuid4().hex
         self.session = state if state is not None else SessionState()
         self._temp_dir_cache: tuple[str | None, Path] | None = None
-        self.content_generator: ContentGenerator | None = None
-        """The session's model for one-shot generation (``web_fetch``); set by the agent loop."""
-        self.subagent_runner: SubagentRunner | None = None
-        """Runs subagents for the ``task`` tool; set by the agent loop."""
         self._interactive = interactive
 
     @classmethod
@@ -122,6 +126,21 @@ class Config:
             session_id=session_id,
             state=state,
         )
+
+    @property
+    def file_service(self) -> FileDiscoveryService:
+        """File discovery with the project's ignore files."""
+        return self.services.file_service
+
+    @property
+    def content_generator(self) -> ContentGenerator | None:
+        """The session's model for one-shot generation (``web_fetch``), lent by an agent."""
+        return self.services.model.content_generator
+
+    @property
+    def subagent_runner(self) -> SubagentRunner | None:
+        """Runs subagents for the ``task`` tool, lent by an agent."""
+        return self.services.model.subagent_runner
 
     @property
     def interactive(self) -> bool:

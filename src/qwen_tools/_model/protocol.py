@@ -1,8 +1,8 @@
 """What a tool may ask of the session's model, without depending on a particular client.
 
 ``web_fetch`` hands the fetched page and the user's prompt to the model for a second call;
-the agent loop sets ``Config.content_generator`` to an object with this shape when a model is
-configured (``None`` otherwise, and the tools fall back to returning the content themselves).
+the agent session lends an object with this shape to ``Config.services.model`` (read as
+``Config.content_generator``) while it runs (``None`` otherwise, and the tools fall back to returning the content themselves).
 """
 
 from __future__ import annotations
