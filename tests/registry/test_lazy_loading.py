@@ -33,6 +33,8 @@ HEAVY = [
     "qwen_tools.builtin._ripgrep",
     "qwen_tools.builtin._web_http",
     "qwen_tools.builtin._notebook",
+    "qwen_tools._shell.command_words",
+    "qwen_tools._execution.permission_rules",
     # the tools themselves
     "qwen_tools.builtin.read_file",
     "qwen_tools.builtin.grep",

@@ -14,14 +14,30 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-from .._config.config import Config
-from .._execution.permission_rules import whole_tool_deny
 from .registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from .._config.config import Config
+    from .._config.tool_settings import ToolSettings
 
 _SPECIFIER = re.compile(r"\(.*\)\s*$")
 
 logger = logging.getLogger("qwen_tools.discovery")
+
+
+def whole_tool_deny(
+    settings: ToolSettings, name: str, aliases: Iterable[str] = (), server: str | None = None
+) -> str | None:
+    """:func:`~qwen_tools._execution.permission_rules.whole_tool_deny`, imported (with its
+    shell parser) only when some deny rule exists."""
+    if not settings.permissions_deny and not settings.exclude:
+        return None
+    from .._execution.permission_rules import whole_tool_deny as deny
+
+    return deny(settings, name, aliases, server)
 
 
 def _tool_part(entry: str) -> str:

@@ -12,15 +12,16 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._contract.declarative import BaseDeclarativeTool, FunctionDeclaration
 from .names import canonical_tool_name, tool_not_found_message
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the tool contract is imported by the tools themselves, when built
+    from .._contract.declarative import BaseDeclarativeTool, FunctionDeclaration
     from .._contract.kinds import Kind
+
+    AnyTool = BaseDeclarativeTool[Any]
 
 logger = logging.getLogger("qwen_tools.registry")
 
-AnyTool = BaseDeclarativeTool[Any]
 DenyRule = Callable[[str, tuple[str, ...], str | None], str | None]
 """(tool name, aliases, MCP server name) → the deny rule that disables the tool, or ``None``."""
 ExportFormat = Literal["openai", "openai-strict", "anthropic", "gemini", "mcp"]
