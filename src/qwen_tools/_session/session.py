@@ -233,15 +233,16 @@ class Session:
         if self._closed:
             return
         self._closed = True
-        import anyio
+        try:
+            if self._manager is not None or self.state.background_shells.list():
+                import anyio  # only when there is something to stop: opening stays cheap
 
-        with anyio.CancelScope(shield=True):
-            try:
-                await self.state.background_shells.stop_all()
-                if self._manager is not None:
-                    await self._manager.aclose()
-            finally:
-                self._save_named()
+                with anyio.CancelScope(shield=True):
+                    await self.state.background_shells.stop_all()
+                    if self._manager is not None:
+                        await self._manager.aclose()
+        finally:
+            self._save_named()
 
     def close_sync(self) -> None:
         """Release a session that was never entered (a named session's lock, unsaved)."""
