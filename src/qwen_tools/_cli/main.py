@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .._version import __version__
 
@@ -52,6 +52,19 @@ def _port(text: str) -> int:
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"port out of range (0-65535): {value}")
     return value
+
+
+def _positive(kind: type[float] | type[int]) -> Callable[[str], float | int]:
+    def parse(text: str) -> float | int:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"invalid number: {text!r}") from None
+        if not 0 < value < float("inf"):
+            raise argparse.ArgumentTypeError(f"must be a positive number: {text!r}")
+        return value
+
+    return parse
 
 
 def _session_name(text: str) -> str:
@@ -139,6 +152,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--port", type=_port, default=8000, help="HTTP port (default: 8000; 0 picks a free one)"
+    )
+    serve.add_argument(
+        "--session-idle-timeout",
+        type=_positive(float),
+        default=1800.0,
+        metavar="SECONDS",
+        help="HTTP: close a client session idle this long, stopping its processes (default: 1800)",
+    )
+    serve.add_argument(
+        "--max-sessions",
+        type=_positive(int),
+        default=100,
+        metavar="N",
+        help="HTTP: refuse new client sessions while N are open (default: 100)",
     )
     serve.add_argument(
         "--approval-mode",

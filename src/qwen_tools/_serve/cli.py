@@ -6,6 +6,13 @@ the server stops). A failing discovery or upstream server costs only its own too
 Entries that would make the server connect to itself are not started (:mod:`.self_guard`), and a
 server on stdio stops when the process that started it exits (as when its stdin closes).
 
+Over streamable HTTP each MCP client session gets its own session (read cache, todos, approval
+state, background shells), opened with the same arguments, connecting upstream MCP servers only
+when one of its calls needs them; it is closed, and its processes stopped, when the client ends
+it (DELETE), its transport closes or it stays idle for ``--session-idle-timeout`` seconds.
+``--max-sessions`` bounds how many are open at once (beyond it, opening one is refused with a
+JSON-RPC error, HTTP 503). Over stdio there is one client: it uses the server's session.
+
 Exit codes: 0 the server stopped (the client closed stdin, or SIGINT/SIGTERM); 2 the ``mcp``
 extra is missing or the port cannot be bound; 3 settings error.
 """
@@ -26,10 +33,23 @@ from .._cli.main import EXIT_CONFIG, EXIT_OK, EXIT_USAGE
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from .._session.session import Session
+    from .._session.session import McpMode, Session
     from .server import ToolServer
 
-__all__ = ["MISSING_SDK", "build_tool_server", "run_serve", "session_factory"]
+__all__ = [
+    "DEFAULT_IDLE_TIMEOUT_S",
+    "DEFAULT_MAX_SESSIONS",
+    "MISSING_SDK",
+    "build_tool_server",
+    "run_serve",
+    "session_factory",
+]
+
+DEFAULT_IDLE_TIMEOUT_S = 30 * 60.0
+"""A client session idle this long (seconds) is closed (``--session-idle-timeout``)."""
+
+DEFAULT_MAX_SESSIONS = 100
+"""How many client sessions may be open at once over HTTP (``--max-sessions``)."""
 
 MISSING_SDK = (
     "qwen-tools: 'serve' needs the MCP SDK; install it with: pip install 'qwen-tools[mcp]'"
@@ -53,31 +73,33 @@ def _announce(url: str) -> None:
     print(f"qwen-tools: serving MCP over streamable HTTP at {url}", file=sys.stderr, flush=True)
 
 
-def session_factory(args: argparse.Namespace) -> Callable[[], Session]:
+def session_factory(args: argparse.Namespace, mcp: McpMode = "connect") -> Callable[[], Session]:
     """Opens a served session (not entered) from the command's arguments.
 
     Raises :class:`~qwen_tools._cli.context.CliConfigError`. The session's calls are confirmed
     by the MCP client (nobody answers prompts here), so it is not interactive; the tools that
     need a person in the loop or the agent's model (:data:`SESSION_ONLY_TOOLS`) are left out.
+    ``mcp``: how it joins the ``mcpServers`` (see :class:`~qwen_tools.Session`).
     """
 
     def open_one() -> Session:
-        return open_session(
-            args, interactive=False, mcp="connect", exclude_tools=SESSION_ONLY_TOOLS
-        )
+        return open_session(args, interactive=False, mcp=mcp, exclude_tools=SESSION_ONLY_TOOLS)
 
     return open_one
 
 
-def build_tool_server(session: Session) -> ToolServer:
+def build_tool_server(
+    session: Session, open_client: Callable[[], Session] | None = None
+) -> ToolServer:
     """A :class:`ToolServer` on an entered ``session`` (every tool: built-in, discovered, MCP).
 
     Must run in the event loop that will serve: the MCP connections live in it. Closing the
-    session is the caller's (after :meth:`ToolServer.shutdown`).
+    session is the caller's (after :meth:`ToolServer.shutdown`). ``open_client`` gives each
+    client connection its own session (HTTP).
     """
     from .server import ToolServer
 
-    return ToolServer(session.registry, session.config)
+    return ToolServer(session.registry, session.config, open_session=open_client)
 
 
 def _stop_when_parent_exits(parent: int) -> None:
@@ -98,12 +120,20 @@ async def _serve(session: Session, args: argparse.Namespace, parent: int) -> Non
         http_address=None if args.transport == "stdio" else (args.host, args.port),
     )
     async with session:
-        app = build_tool_server(session)
+        http = args.transport != "stdio"
+        app = build_tool_server(session, session_factory(args, "on_demand") if http else None)
         try:
-            if args.transport == "stdio":
+            if not http:
                 await serve_stdio(app)
             else:
-                await serve_http(app, args.host, args.port, announce=_announce)
+                await serve_http(
+                    app,
+                    args.host,
+                    args.port,
+                    announce=_announce,
+                    idle_timeout=getattr(args, "session_idle_timeout", DEFAULT_IDLE_TIMEOUT_S),
+                    max_sessions=getattr(args, "max_sessions", DEFAULT_MAX_SESSIONS),
+                )
         finally:
             await app.shutdown()
 

@@ -9,8 +9,9 @@ they are (only the root is normalised to ``type: object``, as :func:`to_mcp_tool
     derived from the tool's kind (:func:`mcp_tool_annotations`). A tool whose schema cannot be
     exported (a non-object root) is left out and logged.
 ``tools/call``
-    One :class:`ToolScheduler` (``confirm=None``) serves every call of the server, so session
-    state (files read, per-file locks, background shells) carries from call to call. Calls that
+    Each client session runs its calls through its own :class:`ToolScheduler` (``confirm=None``)
+    on its own :class:`~qwen_tools.Session` (see "Sessions" below), so state (files read, per-file
+    locks, todos, background shells) carries from call to call of that client only. Calls that
     need approval are refused with the reference's non-interactive message unless the approval
     mode allows them (``yolo``; ``auto-edit`` for edits). The tool's live output becomes
     ``notifications/progress`` when the client sent a progress token. The client's
@@ -24,7 +25,15 @@ The registry may hold MCP tools proxied from upstream servers; the :class:`McpMa
 connects them (``mcp_manager``) stays open for the server's lifetime and is closed by
 :meth:`ToolServer.shutdown`.
 
-All HTTP clients of one server share its session state: the tools are bound to one ``Config``.
+Sessions: given ``open_session`` (a factory of unentered sessions), every MCP connection gets its
+own ``Session``, opened on its first request and closed (calls aborted, background shells and
+their process trees stopped) when the connection ends: on streamable HTTP's handshake protocol
+that is the ``Mcp-Session-Id`` session (ended by the client's DELETE, the transport closing, or the
+SDK's idle timeout); on the session-less protocol revision (2026-07-28 envelopes) every request is
+its own connection, so it gets a fresh session that lives for that one request. ``tools/list``
+is answered from the server's own session. Without ``open_session`` (stdio: one client) every
+call runs on the server's own session.
+
 Since an MCP server cannot tell one conversation from the next (Claude Desktop keeps one server
 for every chat), ``read_file``'s "unchanged since last read" placeholder is switched off by
 default: a full read always returns the content. Prior-read enforcement for edits stays on.
@@ -62,6 +71,7 @@ if TYPE_CHECKING:
     from .._execution.call_types import CompletedToolCall
     from .._mcp.manager import McpManager
     from .._registry.registry import ToolRegistry
+    from .._session.session import Session
 
 __all__ = ["PROGRESS_MESSAGE_CHARS", "ProgressSender", "ToolServer"]
 
@@ -74,6 +84,9 @@ PROGRESS_MESSAGE_CHARS = 2000
 """Live output longer than this is sent as its tail (from a line start when there is one)."""
 
 CANCEL_REASON = "The MCP client cancelled the call."
+
+_CLIENT_KEY = "qwen_tools.session"
+"""Where a connection's ``state`` keeps its session (a future of ``(Session, ToolScheduler)``)."""
 
 
 def _tail(text: str, limit: int = PROGRESS_MESSAGE_CHARS) -> str:
@@ -151,6 +164,7 @@ class ToolServer:
         cancel_grace_s: float = 30.0,
         unchanged_reads: bool = False,
         mcp_manager: McpManager | None = None,
+        open_session: Callable[[], Session] | None = None,
     ) -> None:
         """Serve ``registry`` in the session ``config``.
 
@@ -158,13 +172,16 @@ class ToolServer:
         handler gives up waiting for it. ``unchanged_reads=True`` keeps ``read_file``'s
         "unchanged since last read" answer (only safe when one client runs one conversation).
         ``mcp_manager`` (the upstream servers of the registry's MCP tools) is closed on shutdown.
+        ``open_session`` gives each client connection its own session (module docstring).
         """
         self.registry = registry
         self.config = config
         self.mcp_manager = mcp_manager
-        cache = config.session.read_cache
-        if not unchanged_reads and type(cache) is FileReadCache:
-            config.session.read_cache = _NoUnchangedReads(enabled=cache.enabled)
+        self.unchanged_reads = unchanged_reads
+        self._guard_reads(config)
+        self._open_session = open_session
+        self.client_sessions: set[Session] = set()
+        """The client sessions open right now."""
         self.cancel_grace_s = cancel_grace_s
         self.scheduler = ToolScheduler(registry, config, confirm=None)
         self.scheduler.subscribe(self._on_event)
@@ -181,6 +198,50 @@ class ToolServer:
             on_call_tool=self._call_tool,
             get_tool_input_schema=self.input_schema,
         )
+
+    def _guard_reads(self, config: Config) -> None:
+        cache = config.session.read_cache
+        if not self.unchanged_reads and type(cache) is FileReadCache:
+            config.session.read_cache = _NoUnchangedReads(enabled=cache.enabled)
+
+    # -- client sessions ----------------------------------------------------------------
+
+    async def _enter_client(self) -> tuple[Session, ToolScheduler]:
+        assert self._open_session is not None
+        session = self._open_session()
+        self._guard_reads(session.config)
+        await session.__aenter__()
+        self.client_sessions.add(session)
+        scheduler = ToolScheduler(session.registry, session.config, confirm=None)
+        scheduler.subscribe(self._on_event)
+        return session, scheduler
+
+    async def _leave_client(self, entry: asyncio.Future[tuple[Session, ToolScheduler]]) -> None:
+        with anyio.CancelScope(shield=True):
+            await asyncio.wait({entry})
+            if entry.cancelled() or entry.exception() is not None:
+                return
+            session, _ = entry.result()
+            self.client_sessions.discard(session)
+            await session.aclose()
+
+    async def client_session(self, ctx: Any) -> tuple[Session | None, ToolScheduler]:
+        """The session and scheduler of the connection ``ctx`` (a request context) belongs to.
+
+        Opened on the connection's first request; closed by the connection's exit stack.
+        """
+        # the SDK keeps the Connection (with per-connection state and teardown) private on
+        # ctx.session; without one, the call runs on the server's own session
+        connection = getattr(getattr(ctx, "session", None), "_connection", None)
+        if self._open_session is None or connection is None:
+            return None, self.scheduler
+        entry = connection.state.get(_CLIENT_KEY)
+        if entry is None:
+            entry = asyncio.ensure_future(self._enter_client())
+            connection.state[_CLIENT_KEY] = entry
+            connection.exit_stack.push_async_callback(self._leave_client, entry)
+        session, scheduler = await asyncio.shield(entry)
+        return session, scheduler
 
     # -- tools/list ---------------------------------------------------------------------
 
@@ -235,11 +296,13 @@ class ToolServer:
         arguments: Mapping[str, Any] | None = None,
         *,
         progress: ProgressSender | None = None,
+        scheduler: ToolScheduler | None = None,
     ) -> CompletedToolCall:
         """Run one call through the scheduler.
 
         Cancelling the awaiting task fires the call's ``AbortSignal``; the cancellation is
-        re-raised once the tool has wound down (or after ``cancel_grace_s``).
+        re-raised once the tool has wound down (or after ``cancel_grace_s``). ``scheduler``
+        defaults to the server's own session's.
         """
         call_id = f"mcp_{next(self._ids)}"
         request = ToolCallRequest(name, dict(arguments or {}), call_id)
@@ -247,7 +310,8 @@ class ToolServer:
         relay = _ProgressRelay(progress) if progress is not None else None
         if relay is not None:
             self._relays[call_id] = relay
-        task = asyncio.ensure_future(self.scheduler.schedule([request], controller.signal))
+        scheduler = scheduler or self.scheduler
+        task = asyncio.ensure_future(scheduler.schedule([request], controller.signal))
         self._running[call_id] = (controller, task)
         try:
             async with anyio.create_task_group() as group:
@@ -281,7 +345,12 @@ class ToolServer:
             # A no-op unless the client asked for progress (a token, or an in-process callback).
             await session.report_progress(value, total, message)
 
-        completed = await self.call(params.name, params.arguments, progress=progress)
+        client, scheduler = await self.client_session(ctx)
+        if client is not None:
+            await client.ensure_tool(params.name)
+        completed = await self.call(
+            params.name, params.arguments, progress=progress, scheduler=scheduler
+        )
         return well_formed_result(call_result(completed))
 
     # -- shutdown -----------------------------------------------------------------------
@@ -301,6 +370,9 @@ class ToolServer:
         """
         await self.abort_running()
         with anyio.CancelScope(shield=True):
+            for client in list(self.client_sessions):
+                self.client_sessions.discard(client)
+                await client.aclose()
             await self.config.session.background_shells.stop_all()
             if self.mcp_manager is not None:
                 await self.mcp_manager.aclose()

@@ -171,10 +171,14 @@ async def serve_http(
     port: int = 8000,
     *,
     announce: Callable[[str], None] | None = None,
+    idle_timeout: float | None = 30 * 60.0,
+    max_sessions: int | None = 100,
 ) -> None:
     """Serve ``app`` over streamable HTTP at ``http://host:port/mcp`` until a stop signal.
 
-    ``announce`` receives the endpoint URL once the socket listens.
+    ``announce`` receives the endpoint URL once the socket listens. A client session idle for
+    ``idle_timeout`` seconds is closed; at most ``max_sessions`` are open at once (the SDK
+    refuses one more with a JSON-RPC error, HTTP 503); ``None`` lifts either bound.
     """
     import uvicorn
 
@@ -198,6 +202,8 @@ async def serve_http(
             streamable_http_path=MCP_PATH,
             host=host,
             transport_security=transport_security(host, bound_port),
+            session_idle_timeout=idle_timeout,
+            max_sessions=max_sessions,
         )
         config = uvicorn.Config(
             RepairingHttpApp(starlette_app),  # see .wire_text
