@@ -46,12 +46,15 @@ def main() -> int:
         per_dir: dict[str, float] = collections.defaultdict(float)
         counts: collections.Counter[str] = collections.Counter()
         tests: list[tuple[float, str]] = []
+        failed: list[str] = []
         for case in ElementTree.parse(report).getroot().iter("testcase"):
             seconds = float(case.get("time", "0"))
             where = _directory(case.get("classname", "?"))
             per_dir[where] += seconds
             counts[where] += 1
             tests.append((seconds, f"{case.get('classname')}::{case.get('name')}"))
+            if case.find("failure") is not None or case.find("error") is not None:
+                failed.append(tests[-1][1])
     print(f"pytest -n {options.workers}: {wall:.1f} s wall; {' '.join(summary)}")
     total = sum(per_dir.values())
     print(f"{'directory':<20} {'tests':>6} {'seconds':>9} {'share':>6}")
@@ -62,6 +65,8 @@ def main() -> int:
     print("slowest tests:")
     for seconds, name in sorted(tests, reverse=True)[: options.slowest]:
         print(f"  {seconds:6.2f} s  {name}")
+    for name in failed:
+        print(f"FAILED {name}")
     return proc.returncode
 
 
