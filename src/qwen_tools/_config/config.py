@@ -62,10 +62,15 @@ class Config:
         loaded_settings: LoadedSettings | None = None,
         interactive: bool = True,
         state: SessionState | None = None,
+        workspace: WorkspaceContext | None = None,
     ) -> None:
         """``interactive``: whether a person can answer confirmations (``False`` for headless
         runs and serve); ``state``: the session's mutable state (a fresh one by default, or one
-        restored from a named session)."""
+        restored from a named session); ``workspace``: the directories the tools may use, when
+        they are not ``target_dir`` and the included ones (a serve client's roots: the settings
+        stay those of ``target_dir``, the workspace's first directory becomes the target)."""
+        if workspace is not None:
+            target_dir = workspace.target_dir
         self.target_dir = Path(os.path.realpath(os.fspath(target_dir)))
         self.settings = settings if settings is not None else ToolSettings()
         self.loaded_settings = loaded_settings
@@ -77,7 +82,11 @@ class Config:
             else self.target_dir / os.fspath(d)
             for d in extra
         ]
-        self.workspace = WorkspaceContext(self.target_dir, resolved_extra)
+        self.workspace = (
+            workspace
+            if workspace is not None
+            else WorkspaceContext(self.target_dir, resolved_extra)
+        )
         filtering = self.settings.file_filtering
         self.services = ConfigServices(
             FileDiscoveryService(self.target_dir, custom_ignore_files=filtering.custom_ignore_files)
@@ -106,8 +115,11 @@ class Config:
         interactive: bool = True,
         session_id: str | None = None,
         state: SessionState | None = None,
+        workspace: WorkspaceContext | None = None,
     ) -> Config:
         """Read the settings files for ``cwd`` (default: the current directory) and build a Config.
+
+        ``workspace``: see :class:`Config` (the settings are still read for ``cwd``).
 
         Raises :class:`~qwen_tools.SettingsError` naming the file and key on bad input.
         """
@@ -125,6 +137,7 @@ class Config:
             interactive=interactive,
             session_id=session_id,
             state=state,
+            workspace=workspace,
         )
 
     @property

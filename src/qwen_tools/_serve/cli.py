@@ -31,7 +31,8 @@ from .._cli.context import CliConfigError, open_session, report_config_error
 from .._cli.main import EXIT_CONFIG, EXIT_OK, EXIT_USAGE
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
+    from pathlib import Path
 
     from .._session.session import McpMode, Session
     from .server import ToolServer
@@ -73,23 +74,40 @@ def _announce(url: str) -> None:
     print(f"qwen-tools: serving MCP over streamable HTTP at {url}", file=sys.stderr, flush=True)
 
 
-def session_factory(args: argparse.Namespace, mcp: McpMode = "connect") -> Callable[[], Session]:
-    """Opens a served session (not entered) from the command's arguments.
+def session_factory(
+    args: argparse.Namespace, mcp: McpMode = "connect"
+) -> Callable[[Sequence[Path] | None], Session]:
+    """Opens a served session (not entered) from the command's arguments, on a client's roots.
 
     Raises :class:`~qwen_tools._cli.context.CliConfigError`. The session's calls are confirmed
     by the MCP client (nobody answers prompts here), so it is not interactive; the tools that
     need a person in the loop or the agent's model (:data:`SESSION_ONLY_TOOLS`) are left out.
-    ``mcp``: how it joins the ``mcpServers`` (see :class:`~qwen_tools.Session`).
+    ``mcp``: how it joins the ``mcpServers`` (see :class:`~qwen_tools.Session`). Given roots
+    (directories already checked to lie in the server's workspace, :mod:`.roots`), the session's
+    workspace is them; its settings stay those of ``--cwd`` (never read from a root).
     """
 
-    def open_one() -> Session:
-        return open_session(args, interactive=False, mcp=mcp, exclude_tools=SESSION_ONLY_TOOLS)
+    def open_one(roots: Sequence[Path] | None = None) -> Session:
+        if not roots:
+            return open_session(args, interactive=False, mcp=mcp, exclude_tools=SESSION_ONLY_TOOLS)
+        from .._config.workspace import WorkspaceContext
+        from .._session.session import Session
+
+        mode = getattr(args, "approval_mode", None)
+        return Session(
+            getattr(args, "cwd", None),
+            workspace=WorkspaceContext(roots[0], roots[1:]),
+            approval_mode=mode or None,
+            interactive=False,
+            mcp=mcp,
+            exclude_tools=SESSION_ONLY_TOOLS,
+        )
 
     return open_one
 
 
 def build_tool_server(
-    session: Session, open_client: Callable[[], Session] | None = None
+    session: Session, open_client: Callable[[Sequence[Path] | None], Session] | None = None
 ) -> ToolServer:
     """A :class:`ToolServer` on an entered ``session`` (every tool: built-in, discovered, MCP).
 
@@ -147,7 +165,7 @@ def run_serve(args: argparse.Namespace) -> int:
         print(MISSING_SDK, file=sys.stderr)
         return EXIT_USAGE
     try:
-        session = session_factory(args)()
+        session = session_factory(args)(None)
     except CliConfigError as exc:
         report_config_error(exc)
         return EXIT_CONFIG

@@ -31,7 +31,9 @@ their process trees stopped) when the connection ends: on streamable HTTP's hand
 that is the ``Mcp-Session-Id`` session (ended by the client's DELETE, the transport closing, or the
 SDK's idle timeout); on the session-less protocol revision (2026-07-28 envelopes) every request is
 its own connection, so it gets a fresh session that lives for that one request. ``tools/list``
-is answered from the server's own session. Without ``open_session`` (stdio: one client) every
+is answered from the server's own session. A client that declares the ``roots`` capability is
+asked for its roots when its session opens; its session's workspace is those inside the server's
+(:mod:`.roots`; with none, its calls are refused with an error naming them). Without ``open_session`` (stdio: one client) every
 call runs on the server's own session.
 
 Since an MCP server cannot tell one conversation from the next (Claude Desktop keeps one server
@@ -45,7 +47,8 @@ import asyncio
 import itertools
 import logging
 import os
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -61,6 +64,7 @@ from .._fs.read_cache import FileReadCache
 from .._registry.exporters import to_mcp_tools
 from .._version import __version__
 from .content import call_result
+from .roots import RootsRefused, client_roots
 from .wire_text import well_formed_result
 
 if TYPE_CHECKING:
@@ -164,7 +168,7 @@ class ToolServer:
         cancel_grace_s: float = 30.0,
         unchanged_reads: bool = False,
         mcp_manager: McpManager | None = None,
-        open_session: Callable[[], Session] | None = None,
+        open_session: Callable[[Sequence[Path] | None], Session] | None = None,
     ) -> None:
         """Serve ``registry`` in the session ``config``.
 
@@ -172,7 +176,8 @@ class ToolServer:
         handler gives up waiting for it. ``unchanged_reads=True`` keeps ``read_file``'s
         "unchanged since last read" answer (only safe when one client runs one conversation).
         ``mcp_manager`` (the upstream servers of the registry's MCP tools) is closed on shutdown.
-        ``open_session`` gives each client connection its own session (module docstring).
+        ``open_session`` gives each client connection its own session (module docstring), on
+        the client's accepted roots (``None``: the server's workspace).
         """
         self.registry = registry
         self.config = config
@@ -206,9 +211,13 @@ class ToolServer:
 
     # -- client sessions ----------------------------------------------------------------
 
-    async def _enter_client(self) -> tuple[Session, ToolScheduler]:
+    async def _enter_client(self, peer: Any = None) -> tuple[Session, ToolScheduler]:
+        """Open a client's session; ``peer`` (its SDK server session) is asked for its roots."""
         assert self._open_session is not None
-        session = self._open_session()
+        roots = None
+        if peer is not None:
+            roots = await client_roots(peer, self.config.workspace.directories)
+        session = self._open_session(roots)
         self._guard_reads(session.config)
         await session.__aenter__()
         self.client_sessions.add(session)
@@ -229,6 +238,7 @@ class ToolServer:
         """The session and scheduler of the connection ``ctx`` (a request context) belongs to.
 
         Opened on the connection's first request; closed by the connection's exit stack.
+        Raises :class:`~.roots.RootsRefused` (at every call) when the client's roots are refused.
         """
         # the SDK keeps the Connection (with per-connection state and teardown) private on
         # ctx.session; without one, the call runs on the server's own session
@@ -237,7 +247,7 @@ class ToolServer:
             return None, self.scheduler
         entry = connection.state.get(_CLIENT_KEY)
         if entry is None:
-            entry = asyncio.ensure_future(self._enter_client())
+            entry = asyncio.ensure_future(self._enter_client(ctx.session))
             connection.state[_CLIENT_KEY] = entry
             connection.exit_stack.push_async_callback(self._leave_client, entry)
         session, scheduler = await asyncio.shield(entry)
@@ -345,7 +355,12 @@ class ToolServer:
             # A no-op unless the client asked for progress (a token, or an in-process callback).
             await session.report_progress(value, total, message)
 
-        client, scheduler = await self.client_session(ctx)
+        try:
+            client, scheduler = await self.client_session(ctx)
+        except RootsRefused as exc:
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text=str(exc))], is_error=True
+            )
         if client is not None:
             await client.ensure_tool(params.name)
         completed = await self.call(

@@ -72,6 +72,7 @@ class Session:
         name: str | None = None,
         env: Mapping[str, str] | None = None,
         read_saved_output: bool = True,
+        workspace: WorkspaceContext | None = None,
     ) -> None:
         """Load the settings for ``cwd`` (or use ``config``); nothing is started yet.
 
@@ -79,7 +80,9 @@ class Session:
         one); ``confirm`` answers them (without it, calls that need approval are refused);
         ``tools``: extra tools (a ``@tool`` function's copy receives this session's
         :class:`ToolContext`); ``exclude_tools``: built-ins to leave out; ``name``: a named
-        session, kept under the Qwen runtime directory and locked while this one is open.
+        session, kept under the Qwen runtime directory and locked while this one is open;
+        ``workspace``: the directories the tools may use, narrower than ``cwd`` (a serve client's
+        roots); the settings are still those of ``cwd``.
         Raises :class:`~qwen_tools.SettingsError` on bad settings.
         """
         mode = (
@@ -101,6 +104,7 @@ class Session:
                     interactive=interactive,
                     session_id=self._named.session_id if self._named else None,
                     state=self._named.state if self._named else None,
+                    workspace=workspace,
                 )
             elif mode is not None:
                 config.approval_mode = mode
