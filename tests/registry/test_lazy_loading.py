@@ -143,3 +143,55 @@ def test_a_factory_obeys_the_registration_rules(tmp_path: Path) -> None:
     registry.register_factory(ToolFactory("not_read_file", lambda: read_file))
     with pytest.raises(ToolRegistrationError, match="built a tool named"):
         registry.get_tool("not_read_file")
+
+
+# What a plain built-in ``qwen-tools call`` does not need: imported when first used.
+CLI_LAZY = [
+    "secrets",  # hmac and hashlib come with it
+    "hmac",
+    "qwen_tools._shell.command_words",  # the shell parser, for rules on shell commands
+    "qwen_tools._shell.virtual_ops",
+    "qwen_tools._shell.syntax",
+]
+
+_CLI_SCRIPT = """
+import json, sys
+from qwen_tools._cli.main import main
+watched = json.loads(sys.argv[1])
+code = main(sys.argv[2:])
+print(json.dumps({"code": code, "loaded": sorted(m for m in watched if m in sys.modules)}))
+"""
+
+
+def _cli_loaded(tmp_path: Path, *argv: str) -> dict[str, object]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("QWEN")}
+    env["HOME"] = str(tmp_path / "home")
+    out = subprocess.run(
+        [sys.executable, "-c", _CLI_SCRIPT, json.dumps(CLI_LAZY), *argv],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    report: dict[str, object] = json.loads(out.stdout.splitlines()[-1])
+    return report
+
+
+def test_a_builtin_cli_call_leaves_the_unneeded_modules_unloaded(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("hello\n")
+    args = json.dumps({"file_path": str(tmp_path / "a.txt")})
+    report = _cli_loaded(tmp_path, "call", "read_file", args)
+    assert report == {"code": 0, "loaded": []}
+
+
+def test_a_shell_deny_rule_still_brings_the_shell_parser(tmp_path: Path) -> None:
+    settings = tmp_path / ".qwen" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"permissions": {"deny": ["Bash(rm:*)"]}}))
+    args = json.dumps({"command": "rm -rf x"})
+    report = _cli_loaded(tmp_path, "call", "run_shell_command", args, "--approval-mode", "yolo")
+    assert report["code"] != 0  # refused by the rule
+    assert "qwen_tools._shell.command_words" in report["loaded"]  # type: ignore[operator]

@@ -35,8 +35,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from .._mcp.naming import sanitize
-from .._shell.command_words import effective_commands
-from .._shell.virtual_ops import VirtualOp, VirtualOps, virtual_operations
 from .permissions import (
     EDIT_TOOLS,
     READ_TOOLS,
@@ -52,6 +50,7 @@ if TYPE_CHECKING:
     from .._config.config import Config
     from .._config.tool_settings import ToolSettings
     from .._contract.declarative import BaseDeclarativeTool
+    from .._shell.virtual_ops import VirtualOp, VirtualOps
 
 __all__ = [
     "RuleVerdict",
@@ -138,6 +137,8 @@ def _restricts(config: Config, rule: str, tool: BaseDeclarativeTool[Any], params
         return False  # MCP rules take no specifier
     args = params if isinstance(params, dict) else {}
     if tool.name == SHELL:
+        from .._shell.command_words import effective_commands  # the shell parser, when asked
+
         command = str(args.get("command", ""))
         found = effective_commands(command)
         candidates = (*found.commands, *split_shell_command(command))
@@ -169,6 +170,8 @@ def _restricts_op(config: Config, rule: str, op: VirtualOp) -> bool:
 
 
 def _shell_ops(config: Config, params: dict[str, Any]) -> VirtualOps:
+    from .._shell.virtual_ops import virtual_operations  # the shell parser, when asked
+
     directory = params.get("directory")
     cwd = directory if isinstance(directory, str) and directory else str(config.target_dir)
     return virtual_operations(str(params.get("command", "")), cwd)
@@ -200,13 +203,16 @@ def evaluate_rules(config: Config, tool: BaseDeclarativeTool[Any], params: Any) 
     if not deny and not ask:
         return RuleVerdict("default")
     shell = tool.name == SHELL and isinstance(params, dict)
-    ops = _shell_ops(config, params) if shell else VirtualOps((), False)
+    ops: VirtualOps | None = _shell_ops(config, params) if shell else None
+    op_list = ops.ops if ops is not None else ()
     for rule in deny:
         if _restricts(config, rule, tool, params) or any(
-            _restricts_op(config, rule, op) for op in ops.ops
+            _restricts_op(config, rule, op) for op in op_list
         ):
             return RuleVerdict("deny", rule)
-    if shell:
+    if ops is not None:
+        from .._shell.command_words import effective_commands
+
         opaque = effective_commands(str(params.get("command", ""))).opaque
         unknown_deny = (_shell_rule_with_specifier(deny) if opaque else None) or (
             _file_rule(deny) if opaque or ops.unknown_directory else None
@@ -220,7 +226,7 @@ def evaluate_rules(config: Config, tool: BaseDeclarativeTool[Any], params: Any) 
             return RuleVerdict("ask", unknown_ask)
     for rule in ask:
         if _restricts(config, rule, tool, params) or any(
-            _restricts_op(config, rule, op) for op in ops.ops
+            _restricts_op(config, rule, op) for op in op_list
         ):
             return RuleVerdict("ask", rule)
     return RuleVerdict("default")

@@ -29,7 +29,6 @@ import logging
 import math
 import os
 import re
-import secrets
 import stat
 import weakref
 from dataclasses import dataclass
@@ -213,6 +212,8 @@ def _write_private(path: Path, data: bytes, *, replace_link: bool = False) -> No
     if not replace_link:
         write_bytes_atomic(path, data, mode=_FILE_MODE)
         return
+    import secrets  # hmac and hashlib: imported when something is saved, not at startup
+
     staging = path.with_name(f".{path.name}.{secrets.token_hex(4)}.part")
     try:
         write_bytes_atomic(staging, data, mode=_FILE_MODE)
@@ -243,6 +244,8 @@ def truncate_and_save(
     cut = cut_text(content, threshold, lines, keep)
     if cut is None:
         return content, None
+    import secrets  # imported when an output is saved, not at startup
+
     name = _js_basename(f"{tool_name}_{secrets.token_hex(6)}") + ".output"
     output_file = str(directory / name)
     wrapped = truncation_envelope(output_file, cut)

@@ -27,7 +27,6 @@ import errno
 import fcntl
 import os
 import re
-import secrets
 import stat
 import threading
 
@@ -47,6 +46,8 @@ def is_temp_name(name: str) -> bool:
 
 def temp_name(name: str, name_max: int = _NAME_MAX) -> str:
     """A fresh temporary name for ``name`` that fits in ``name_max`` bytes."""
+    import secrets  # imported when a temp file is made, not at startup
+
     random = secrets.token_hex(_SUFFIX_CHARS // 2)
     room = name_max - len(f"..{random}.tmp")
     encoded = os.fsencode(name)

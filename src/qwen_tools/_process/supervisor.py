@@ -22,7 +22,6 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
-import secrets
 import signal
 import time
 from collections.abc import Callable, Mapping
@@ -56,7 +55,8 @@ class _State:
 
     def __init__(self) -> None:
         self.pid = os.getpid()
-        self.instance = f"{self.pid}.{secrets.token_hex(4)}"
+        # What secrets.token_hex(4) gives, without importing hmac and hashlib at startup
+        self.instance = f"{self.pid}.{os.urandom(4).hex()}"
         self.count = 0
         self.trees: dict[str, ProcessTree] = {}
         """By token (a leader's pid may be reused while its tree still has processes)."""

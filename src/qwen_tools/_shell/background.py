@@ -25,7 +25,6 @@ from __future__ import annotations
 import builtins
 import json
 import os
-import secrets
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
@@ -182,6 +181,8 @@ class BackgroundShellRegistry:
         from .execution import spawn_error_message, spawn_process
 
         os.makedirs(output_dir, exist_ok=True)
+        import secrets  # imported when a background shell starts, not at startup
+
         shell_id = f"bg_{secrets.token_hex(4)}"
         output_path = os.path.join(os.fspath(output_dir), f"shell-{shell_id}.output")
         entry = BackgroundShell(id=shell_id, command=command, cwd=cwd, output_path=output_path)
