@@ -152,6 +152,8 @@ CLI_LAZY = [
     "qwen_tools._shell.command_words",  # the shell parser, for rules on shell commands
     "qwen_tools._shell.virtual_ops",
     "qwen_tools._shell.syntax",
+    "tempfile",  # background shells write their status with it
+    "datetime",
 ]
 
 _CLI_SCRIPT = """

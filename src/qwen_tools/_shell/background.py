@@ -25,11 +25,9 @@ from __future__ import annotations
 import builtins
 import json
 import os
-import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import IO, TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
@@ -52,6 +50,8 @@ def status_path_for(output_path: str) -> str:
 
 
 def _iso(epoch: float) -> str:
+    from datetime import UTC, datetime  # imported when a shell's status is written
+
     moment = datetime.fromtimestamp(epoch, UTC)
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
@@ -101,6 +101,8 @@ class BackgroundShell:
 
 
 def _write_status(entry: BackgroundShell) -> None:
+    import tempfile  # imported when a background shell writes its status
+
     target = entry.status_path
     try:
         fd, temp = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".status-")
