@@ -154,6 +154,7 @@ CLI_LAZY = [
     "qwen_tools._shell.syntax",
     "tempfile",  # background shells write their status with it
     "datetime",
+    "uuid",  # and platform: the session id is made from os.urandom
 ]
 
 _CLI_SCRIPT = """
@@ -197,3 +198,14 @@ def test_a_shell_deny_rule_still_brings_the_shell_parser(tmp_path: Path) -> None
     report = _cli_loaded(tmp_path, "call", "run_shell_command", args, "--approval-mode", "yolo")
     assert report["code"] != 0  # refused by the rule
     assert "qwen_tools._shell.command_words" in report["loaded"]  # type: ignore[operator]
+
+
+def test_the_session_id_is_a_uuid4(tmp_path: Path) -> None:
+    import uuid
+
+    ids = {Config.load(tmp_path).session_id for _ in range(50)}
+    assert len(ids) == 50
+    for value in ids:
+        parsed = uuid.UUID(hex=value)
+        assert parsed.hex == value
+        assert parsed.version == 4 and parsed.variant == uuid.RFC_4122

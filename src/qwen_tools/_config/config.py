@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import uuid
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,6 +24,15 @@ from .workspace import WorkspaceContext
 if TYPE_CHECKING:
     from .._agent.protocol import SubagentRunner
     from .._model.protocol import ContentGenerator
+
+
+def uuid4_hex() -> str:
+    """What ``uuid.uuid4().hex`` gives (16 random bytes, version 4, RFC 4122 variant), without
+    importing ``uuid``, which imports ``platform``: every command builds a Config at startup."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = (raw[6] & 0x0F) | 0x40
+    raw[8] = (raw[8] & 0x3F) | 0x80
+    return raw.hex()
 
 
 def qwen_home(env: Mapping[str, str] | None = None) -> Path:
@@ -99,7 +107,7 @@ class Config:
         self.approval_mode: ApprovalMode = (
             approval_mode or self.settings.approval_mode or ApprovalMode.DEFAULT
         )
-        self.session_id = session_id or uuid.uuid4().hex
+        self.session_id = session_id or uuid4_hex()
         self.session = state if state is not None else SessionState()
         self._temp_dir_cache: tuple[str | None, Path] | None = None
         self._interactive = interactive
