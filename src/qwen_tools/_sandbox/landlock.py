@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._fs.confined import fd_real_path
+from .._process.prctl import set_no_new_privs
 
 __all__ = ["LandlockError", "ReadPolicy", "abi_version", "program_files", "spawn_confined"]
 
@@ -57,7 +58,6 @@ _UNIFIED_TABLE = {
 }  # fmt: skip
 _CREATE_RULESET_VERSION = 1
 _RULE_PATH_BENEATH = 1
-_PR_SET_NO_NEW_PRIVS = 38
 _PT_INTERP = 3
 _LIST_LINE = re.compile(r"(?:=>\s*)?(/\S+)\s+\(0x[0-9a-fA-F]+\)\s*$")
 
@@ -110,7 +110,6 @@ def _lib() -> Any:
     if not _libc:
         lib = ctypes.CDLL(None, use_errno=True)
         lib.syscall.restype = ctypes.c_long
-        lib.prctl.restype = ctypes.c_int
         _libc.append(lib)
     return _libc[0]
 
@@ -263,10 +262,10 @@ def _build(policy: ReadPolicy, abi: int) -> int:
 
 
 def _restrict_this_thread(ruleset: int) -> None:
-    if _lib().prctl(ctypes.c_int(_PR_SET_NO_NEW_PRIVS), ctypes.c_ulong(1), ctypes.c_ulong(0),
-                   ctypes.c_ulong(0), ctypes.c_ulong(0)) != 0:  # fmt: skip
-        code = ctypes.get_errno()
-        raise LandlockError(code, f"prctl(PR_SET_NO_NEW_PRIVS): {os.strerror(code)}")
+    try:
+        set_no_new_privs()
+    except OSError as exc:
+        raise LandlockError(exc.errno or errno.EPERM, str(exc.strerror)) from exc
     _syscall("restrict_self", ctypes.c_int(ruleset), ctypes.c_uint32(0))
 
 
