@@ -8,10 +8,10 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from ._version import __version__
+from qwen_tools._version import __version__
 
 if TYPE_CHECKING:  # the static view of the lazy exports below
-    from ._agent.events import (
+    from qwen_tools._agent.events import (
         AgentEvent as AgentEvent,
         Finished as Finished,
         ModelTurn as ModelTurn,
@@ -27,36 +27,36 @@ if TYPE_CHECKING:  # the static view of the lazy exports below
         TurnFinished as TurnFinished,
         TurnStarted as TurnStarted,
     )
-    from ._agent.loop import AgentLoop as AgentLoop, iter_events as iter_events
-    from ._agent.protocol import (
+    from qwen_tools._agent.loop import AgentLoop as AgentLoop, iter_events as iter_events
+    from qwen_tools._agent.protocol import (
         SubagentProgress as SubagentProgress,
         SubagentReport as SubagentReport,
         SubagentRequest as SubagentRequest,
         SubagentRunner as SubagentRunner,
     )
-    from ._agent.session import AgentSession as AgentSession
-    from ._config.config import Config as Config
-    from ._config.file_service import (
+    from qwen_tools._agent.session import AgentSession as AgentSession
+    from qwen_tools._config.config import Config as Config
+    from qwen_tools._config.file_service import (
         FileDiscoveryService as FileDiscoveryService,
         FileFilteringOptions as FileFilteringOptions,
     )
-    from ._config.settings import (
+    from qwen_tools._config.settings import (
         LoadedSettings as LoadedSettings,
         SettingsError as SettingsError,
         load_settings as load_settings,
     )
-    from ._config.tool_settings import (
+    from qwen_tools._config.tool_settings import (
         ApprovalMode as ApprovalMode,
         McpServerConfig as McpServerConfig,
         ToolSettings as ToolSettings,
     )
-    from ._config.workspace import WorkspaceContext as WorkspaceContext
-    from ._contract.abort import (
+    from qwen_tools._config.workspace import WorkspaceContext as WorkspaceContext
+    from qwen_tools._contract.abort import (
         AbortController as AbortController,
         AbortError as AbortError,
         AbortSignal as AbortSignal,
     )
-    from ._contract.confirmation import (
+    from qwen_tools._contract.confirmation import (
         EditConfirmationDetails as EditConfirmationDetails,
         ExecConfirmationDetails as ExecConfirmationDetails,
         InfoConfirmationDetails as InfoConfirmationDetails,
@@ -66,11 +66,11 @@ if TYPE_CHECKING:  # the static view of the lazy exports below
         ToolConfirmationOutcome as ToolConfirmationOutcome,
         ToolConfirmationPayload as ToolConfirmationPayload,
     )
-    from ._contract.declarative import (
+    from qwen_tools._contract.declarative import (
         BaseDeclarativeTool as BaseDeclarativeTool,
         FunctionDeclaration as FunctionDeclaration,
     )
-    from ._contract.display import (
+    from qwen_tools._contract.display import (
         DiffStat as DiffStat,
         FileDiff as FileDiff,
         McpToolProgressDisplay as McpToolProgressDisplay,
@@ -80,40 +80,40 @@ if TYPE_CHECKING:  # the static view of the lazy exports below
         TodoListDisplay as TodoListDisplay,
         ToolResultDisplay as ToolResultDisplay,
     )
-    from ._contract.errors import (
+    from qwen_tools._contract.errors import (
         StructuredToolError as StructuredToolError,
         ToolError as ToolError,
         ToolErrorType as ToolErrorType,
         ToolParamsError as ToolParamsError,
     )
-    from ._contract.function_response import (
+    from qwen_tools._contract.function_response import (
         convert_to_function_response as convert_to_function_response,
         function_response_for_result as function_response_for_result,
         response_text as response_text,
     )
-    from ._contract.invocation import (
+    from qwen_tools._contract.invocation import (
         BaseToolInvocation as BaseToolInvocation,
         ToolInvocation as ToolInvocation,
         ToolLocation as ToolLocation,
         UpdateOutput as UpdateOutput,
     )
-    from ._contract.kinds import (
+    from qwen_tools._contract.kinds import (
         CONCURRENCY_SAFE_KINDS as CONCURRENCY_SAFE_KINDS,
         MUTATOR_KINDS as MUTATOR_KINDS,
         READ_ONLY_KINDS as READ_ONLY_KINDS,
         Kind as Kind,
     )
-    from ._contract.model_tool import (
+    from qwen_tools._contract.model_tool import (
         FunctionTool as FunctionTool,
         ModelDeclarativeTool as ModelDeclarativeTool,
         tool as tool,
     )
-    from ._contract.modifiable import (
+    from qwen_tools._contract.modifiable import (
         ModifiableTool as ModifiableTool,
         ModifyContext as ModifyContext,
         is_modifiable as is_modifiable,
     )
-    from ._contract.parts import (
+    from qwen_tools._contract.parts import (
         FileDataPart as FileDataPart,
         FunctionCall as FunctionCall,
         FunctionResponse as FunctionResponse,
@@ -125,40 +125,40 @@ if TYPE_CHECKING:  # the static view of the lazy exports below
         part_from_dict as part_from_dict,
         to_parts as to_parts,
     )
-    from ._contract.results import ToolResult as ToolResult
-    from ._contract.tool_context import ToolContext as ToolContext
-    from ._contract.validation import validate_params as validate_params
-    from ._execution.scheduler import (
+    from qwen_tools._contract.results import ToolResult as ToolResult
+    from qwen_tools._contract.tool_context import ToolContext as ToolContext
+    from qwen_tools._contract.validation import validate_params as validate_params
+    from qwen_tools._execution.scheduler import (
         ToolCallEvent as ToolCallEvent,
         ToolCallStatus as ToolCallStatus,
         ToolScheduler as ToolScheduler,
     )
-    from ._execution.tool_call import (
+    from qwen_tools._execution.tool_call import (
         CompletedToolCall as CompletedToolCall,
         ToolCallRequest as ToolCallRequest,
         run_tool_call as run_tool_call,
     )
-    from ._mcp.manager import McpManager as McpManager
-    from ._model.client import ChatClient as ChatClient
-    from ._model.errors import ModelError as ModelError, ModelHTTPError as ModelHTTPError
-    from ._model.model_config import (
+    from qwen_tools._mcp.manager import McpManager as McpManager
+    from qwen_tools._model.client import ChatClient as ChatClient
+    from qwen_tools._model.errors import ModelError as ModelError, ModelHTTPError as ModelHTTPError
+    from qwen_tools._model.model_config import (
         ModelConfig as ModelConfig,
         ModelNotConfigured as ModelNotConfigured,
         resolve_model_config as resolve_model_config,
     )
-    from ._model.protocol import ContentGenerator as ContentGenerator
-    from ._model.retry import RetryPolicy as RetryPolicy
-    from ._registry.defaults import build_registry as build_registry
-    from ._registry.names import (
+    from qwen_tools._model.protocol import ContentGenerator as ContentGenerator
+    from qwen_tools._model.retry import RetryPolicy as RetryPolicy
+    from qwen_tools._registry.defaults import build_registry as build_registry
+    from qwen_tools._registry.names import (
         ToolDisplayNames as ToolDisplayNames,
         ToolNames as ToolNames,
         canonical_tool_name as canonical_tool_name,
     )
-    from ._registry.registry import (
+    from qwen_tools._registry.registry import (
         ToolRegistrationError as ToolRegistrationError,
         ToolRegistry as ToolRegistry,
     )
-    from ._session.session import Session as Session
+    from qwen_tools._session.session import Session as Session
 
 _EXPORTS: dict[str, str] = {
     "Kind": "_contract.kinds",

@@ -6,7 +6,7 @@ executors, which have no counterpart here); the descriptions and prompts below a
 
 from __future__ import annotations
 
-from .definitions import SubagentDefinition
+from qwen_tools._agent.definitions import SubagentDefinition
 
 __all__ = ["BUILTIN_AGENTS", "DEFAULT_SUBAGENT_TYPE"]
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .._config.config import Config
+    from qwen_tools._config.config import Config
 
 __all__ = ["ContextFiles", "context_file_names", "find_project_root", "load_context"]
 

@@ -27,8 +27,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
-from .definition_rules import validation_errors
-from .definition_yaml import js_number, js_string, parse_front_matter
+from qwen_tools._agent.definition_rules import validation_errors
+from qwen_tools._agent.definition_yaml import js_number, js_string, parse_front_matter
 
 __all__ = [
     "APPROVAL_MODES",

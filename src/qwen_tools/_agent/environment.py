@@ -17,12 +17,11 @@ import re
 import sys
 from typing import TYPE_CHECKING
 
+from qwen_tools._agent.folder_structure import folder_structures
 from qwen_tools._jstext import js_trim
 
-from .folder_structure import folder_structures
-
 if TYPE_CHECKING:
-    from .._config.config import Config
+    from qwen_tools._config.config import Config
 
 __all__ = [
     "date_reminder",

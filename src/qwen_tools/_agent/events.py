@@ -23,10 +23,10 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, TypeAlias
 
 if TYPE_CHECKING:
-    from .._contract.confirmation import ToolCallConfirmationDetails
-    from .._contract.display import ToolResultDisplay
-    from .._execution.call_types import CompletedToolCall, ToolCallRequest
-    from .._model.completion import Completion, Usage
+    from qwen_tools._contract.confirmation import ToolCallConfirmationDetails
+    from qwen_tools._contract.display import ToolResultDisplay
+    from qwen_tools._execution.call_types import CompletedToolCall, ToolCallRequest
+    from qwen_tools._model.completion import Completion, Usage
 
 __all__ = [
     "AgentEvent",

@@ -29,11 +29,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .._config.file_service import FileFilteringOptions
-from ..builtin._collation import collation_key
+from qwen_tools._config.file_service import FileFilteringOptions
+from qwen_tools.builtin._collation import collation_key
 
 if TYPE_CHECKING:
-    from .._config.file_service import FileDiscoveryService
+    from qwen_tools._config.file_service import FileDiscoveryService
 
 __all__ = ["DEFAULT_IGNORED_FOLDERS", "MAX_ITEMS", "folder_structure", "folder_structures"]
 

@@ -29,15 +29,8 @@ import datetime as _dt
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._contract.abort import AbortError, AbortSignal
-from .._execution.call_types import CompletedToolCall, ToolCallRequest
-from .._execution.provider_messages import to_openai_tool_messages
-from .._execution.scheduler import ToolCallEvent, ToolCallStatus, ToolScheduler
-from .._model.caps import escalated_max_tokens
-from .._model.errors import ModelError, format_api_error
-from .._model.json_args import dumps_arguments
-from .environment import date_reminder, startup_reminder
-from .events import (
+from qwen_tools._agent.environment import date_reminder, startup_reminder
+from qwen_tools._agent.events import (
     AgentEvent,
     EventHandler,
     Finished,
@@ -54,18 +47,25 @@ from .events import (
     TurnFinished,
     TurnStarted,
 )
-from .history import History
-from .request import RequestBuilder, initial_max_tokens, user_sets_max_tokens
+from qwen_tools._agent.history import History
+from qwen_tools._agent.request import RequestBuilder, initial_max_tokens, user_sets_max_tokens
+from qwen_tools._contract.abort import AbortError, AbortSignal
+from qwen_tools._execution.call_types import CompletedToolCall, ToolCallRequest
+from qwen_tools._execution.provider_messages import to_openai_tool_messages
+from qwen_tools._execution.scheduler import ToolCallEvent, ToolCallStatus, ToolScheduler
+from qwen_tools._model.caps import escalated_max_tokens
+from qwen_tools._model.errors import ModelError, format_api_error
+from qwen_tools._model.json_args import dumps_arguments
 
 if TYPE_CHECKING:
-    from .._config.config import Config
-    from .._execution.call_types import ConfirmationHandler
-    from .._model.client import ChatClient
-    from .._model.completion import Completion
-    from .._model.model_config import ModelConfig
-    from .._model.retry import RetryInfo
-    from .._registry.registry import ToolRegistry
-    from .stats import SessionStats
+    from qwen_tools._agent.stats import SessionStats
+    from qwen_tools._config.config import Config
+    from qwen_tools._execution.call_types import ConfirmationHandler
+    from qwen_tools._model.client import ChatClient
+    from qwen_tools._model.completion import Completion
+    from qwen_tools._model.model_config import ModelConfig
+    from qwen_tools._model.retry import RetryInfo
+    from qwen_tools._registry.registry import ToolRegistry
 
 __all__ = ["AgentLoop", "assistant_message", "iter_events"]
 

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from .._contract.abort import AbortSignal
+from qwen_tools._contract.abort import AbortSignal
 
 
 @dataclass(frozen=True)

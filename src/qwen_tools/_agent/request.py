@@ -14,12 +14,12 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from .._model.caps import default_max_tokens, has_known_output_limit
-from .history import History, encode_json
+from qwen_tools._agent.history import History, encode_json
+from qwen_tools._model.caps import default_max_tokens, has_known_output_limit
 
 if TYPE_CHECKING:
-    from .._model.model_config import ModelConfig
-    from .._registry.registry import ToolRegistry
+    from qwen_tools._model.model_config import ModelConfig
+    from qwen_tools._registry.registry import ToolRegistry
 
 __all__ = ["RequestBuilder", "initial_max_tokens"]
 

@@ -20,22 +20,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._model.client import ChatClient
-from .context import ContextFiles, load_context
-from .loop import AgentLoop
-from .prompt import assemble_system_prompt, base_prompt
-from .stats import SessionStats
-from .subagents import LoopSubagentRunner
+from qwen_tools._agent.context import ContextFiles, load_context
+from qwen_tools._agent.loop import AgentLoop
+from qwen_tools._agent.prompt import assemble_system_prompt, base_prompt
+from qwen_tools._agent.stats import SessionStats
+from qwen_tools._agent.subagents import LoopSubagentRunner
+from qwen_tools._model.client import ChatClient
 
 if TYPE_CHECKING:
     import httpx
 
-    from .._config.config import Config
-    from .._execution.call_types import ConfirmationHandler
-    from .._model.model_config import ModelConfig
-    from .._model.retry import RetryPolicy
-    from .._registry.registry import ToolRegistry
-    from .events import EventHandler
+    from qwen_tools._agent.events import EventHandler
+    from qwen_tools._config.config import Config
+    from qwen_tools._execution.call_types import ConfirmationHandler
+    from qwen_tools._model.model_config import ModelConfig
+    from qwen_tools._model.retry import RetryPolicy
+    from qwen_tools._registry.registry import ToolRegistry
 
 __all__ = ["AgentSession"]
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .._execution.call_types import CompletedToolCall
-    from .._model.completion import Completion
+    from qwen_tools._execution.call_types import CompletedToolCall
+    from qwen_tools._model.completion import Completion
 
 __all__ = ["SessionStats"]
 

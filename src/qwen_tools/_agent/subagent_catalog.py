@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .builtin_agents import BUILTIN_AGENTS
-from .definitions import (
+from qwen_tools._agent.builtin_agents import BUILTIN_AGENTS
+from qwen_tools._agent.definitions import (
     Level,
     SubagentDefinition,
     SubagentDefinitionError,
@@ -30,7 +30,7 @@ from .definitions import (
 )
 
 if TYPE_CHECKING:
-    from .._config.config import Config
+    from qwen_tools._config.config import Config
 
 __all__ = ["LevelContents", "SkippedFile", "SubagentCatalog", "SubagentLoader", "load_level"]
 

@@ -15,11 +15,7 @@ import copy
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from .._config.tool_settings import ApprovalMode
-from .._contract.abort import AbortSignal
-from .._model.json_args import dumps_arguments
-from .._registry.registry import ToolRegistry
-from .events import (
+from qwen_tools._agent.events import (
     AgentEvent,
     Finished,
     ModelTurn,
@@ -27,10 +23,14 @@ from .events import (
     ToolCallFinished,
     ToolCallScheduled,
 )
-from .protocol import SubagentProgress, SubagentReport, SubagentRequest
+from qwen_tools._agent.protocol import SubagentProgress, SubagentReport, SubagentRequest
+from qwen_tools._config.tool_settings import ApprovalMode
+from qwen_tools._contract.abort import AbortSignal
+from qwen_tools._model.json_args import dumps_arguments
+from qwen_tools._registry.registry import ToolRegistry
 
 if TYPE_CHECKING:
-    from .session import AgentSession
+    from qwen_tools._agent.session import AgentSession
 
 __all__ = [
     "SUBAGENT_EXCLUDED_TOOLS",

@@ -10,14 +10,18 @@ import sys
 from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .context import CliConfigError, open_session, report_config_error
-from .interrupts import Interrupts
-from .main import EXIT_CONFIG, EXIT_OK, EXIT_REFUSED, EXIT_TOOL_ERROR, EXIT_USAGE
+from qwen_tools._cli.context import CliConfigError, open_session, report_config_error
+from qwen_tools._cli.interrupts import Interrupts
+from qwen_tools._cli.main import EXIT_CONFIG, EXIT_OK, EXIT_REFUSED, EXIT_TOOL_ERROR, EXIT_USAGE
 
 if TYPE_CHECKING:
-    from .._contract.display import ToolResultDisplay
-    from .._execution.tool_call import CompletedToolCall, ConfirmationHandler, ToolCallRequest
-    from .._session.session import Session
+    from qwen_tools._contract.display import ToolResultDisplay
+    from qwen_tools._execution.tool_call import (
+        CompletedToolCall,
+        ConfirmationHandler,
+        ToolCallRequest,
+    )
+    from qwen_tools._session.session import Session
 
 
 T = TypeVar("T")
@@ -44,8 +48,8 @@ def _parse_args_json(raw: str | bytes | None) -> tuple[Any, str | None]:
     arrive as lone surrogates, ``surrogateescape``); the arguments' own limits (depth, lone
     surrogates from ``\\ud800`` escapes, huge numbers) are for the call to apply.
     """
-    from .._contract.arg_limits import ArgumentsTextError, loads_arguments
-    from .._contract.well_formed import has_surrogates
+    from qwen_tools._contract.arg_limits import ArgumentsTextError, loads_arguments
+    from qwen_tools._contract.well_formed import has_surrogates
 
     if isinstance(raw, str) and has_surrogates(raw):
         raw = os.fsencode(raw)
@@ -63,8 +67,8 @@ def _parse_args_json(raw: str | bytes | None) -> tuple[Any, str | None]:
 
 def completed_to_json(completed: CompletedToolCall) -> dict[str, Any]:
     """The ``--json`` object for one finished call."""
-    from .._contract.display import display_to_json
-    from .._contract.parts import content_to_json
+    from qwen_tools._contract.display import display_to_json
+    from qwen_tools._contract.parts import content_to_json
 
     result = completed.result
     error: dict[str, str] | None = None
@@ -84,7 +88,7 @@ def completed_to_json(completed: CompletedToolCall) -> dict[str, Any]:
 
 
 def _exit_code(completed: CompletedToolCall) -> int:
-    from .._contract.errors import ToolErrorType
+    from qwen_tools._contract.errors import ToolErrorType
 
     if completed.status == "success":
         return EXIT_OK
@@ -125,8 +129,8 @@ async def _interruptible(
 async def _run_one(
     session: Session, request: ToolCallRequest, live: bool, interrupts: Interrupts
 ) -> CompletedToolCall:
-    from .._contract.abort import AbortController
-    from .._execution.scheduler import ToolCallEvent
+    from qwen_tools._contract.abort import AbortController
+    from qwen_tools._execution.scheduler import ToolCallEvent
 
     controller = AbortController()
     interrupts.controller = controller
@@ -145,13 +149,13 @@ def _confirm_handler(interactive: bool, session: Session) -> ConfirmationHandler
     """The terminal's prompt (built once the session's registry exists), or none."""
     if not interactive:
         return None
-    from .confirm import terminal_confirm_handler
+    from qwen_tools._cli.confirm import terminal_confirm_handler
 
     return terminal_confirm_handler(session.registry)
 
 
 def _print_human(completed: CompletedToolCall) -> None:
-    from .render import print_completed
+    from qwen_tools._cli.render import print_completed
 
     print_completed(completed)
 
@@ -181,7 +185,7 @@ def _run_call(session: Session, args: argparse.Namespace, interactive: bool) -> 
     if args.batch:
         return _run_batch(session, args, interactive)
 
-    from .._execution.tool_call import ToolCallRequest
+    from qwen_tools._execution.tool_call import ToolCallRequest
 
     raw = sys.stdin.buffer.read() if args.args == "-" else args.args
     params, problem = _parse_args_json(raw)
@@ -216,7 +220,7 @@ def _batch_lines(source: str) -> Iterator[bytes]:
 
 def _batch_item(line: bytes) -> tuple[Any, str | None]:
     """One batch line as ``JSON.parse`` reads it, or why it cannot be read."""
-    from .._contract.arg_limits import ArgumentsTextError, loads_arguments
+    from qwen_tools._contract.arg_limits import ArgumentsTextError, loads_arguments
 
     text, problem = _utf8(line)
     if problem is not None:
@@ -239,7 +243,7 @@ def _bad_line(number: int, message: str) -> dict[str, Any]:
 
 
 def _run_batch(session: Session, args: argparse.Namespace, interactive: bool) -> int:
-    from .._execution.tool_call import ToolCallRequest
+    from qwen_tools._execution.tool_call import ToolCallRequest
 
     try:
         lines = list(_batch_lines(args.batch))
@@ -281,7 +285,7 @@ def _run_batch(session: Session, args: argparse.Namespace, interactive: bool) ->
 
 def _emit(args: argparse.Namespace, obj: dict[str, Any]) -> None:
     if args.json:
-        from .._contract.well_formed import escape_surrogates
+        from qwen_tools._contract.well_formed import escape_surrogates
 
         print(escape_surrogates(json.dumps(obj, ensure_ascii=False)), flush=True)
     else:

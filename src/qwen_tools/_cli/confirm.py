@@ -7,15 +7,15 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
-from .._contract.confirmation import (
+from qwen_tools._contract.confirmation import (
     ToolCallConfirmationDetails,
     ToolConfirmationOutcome,
     ToolConfirmationPayload,
 )
 
 if TYPE_CHECKING:
-    from .._execution.tool_call import ConfirmationHandler, ToolCallRequest
-    from .._registry.registry import ToolRegistry
+    from qwen_tools._execution.tool_call import ConfirmationHandler, ToolCallRequest
+    from qwen_tools._registry.registry import ToolRegistry
 
 
 def confirmation_choices(
@@ -71,7 +71,7 @@ def confirmation_choices(
 def _render(details: ToolCallConfirmationDetails) -> None:
     from rich.console import Console
 
-    from .render import diff_renderable
+    from qwen_tools._cli.render import diff_renderable
 
     console = Console(file=sys.stderr)
     console.rule(f"[bold yellow]{details.title}")
@@ -143,8 +143,8 @@ def offers_editor(
 ) -> bool:
     """Whether "Modify with external editor" is offered: a modifiable tool's file change,
     with ``$VISUAL`` or ``$EDITOR`` set."""
-    from .._contract.modifiable import is_modifiable
-    from .._execution.modify import resolve_editor_command
+    from qwen_tools._contract.modifiable import is_modifiable
+    from qwen_tools._execution.modify import resolve_editor_command
 
     tool = registry.get_tool(request.name)
     return (

@@ -11,14 +11,14 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from .._config.config import Config
-from .._config.settings import SettingsError
-from .._config.tool_settings import ApprovalMode
+from qwen_tools._config.config import Config
+from qwen_tools._config.settings import SettingsError
+from qwen_tools._config.tool_settings import ApprovalMode
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from .._session.session import McpMode, Session
+    from qwen_tools._session.session import McpMode, Session
 
 
 class CliConfigError(Exception):
@@ -49,7 +49,7 @@ def load_config(args: argparse.Namespace) -> Config:
         raise CliConfigError(str(exc)) from None
     except (OSError, ValueError) as exc:
         raise CliConfigError(f"Cannot open the workspace: {exc}") from None
-    from .._execution.persisted_output import allow_reading_saved_output
+    from qwen_tools._execution.persisted_output import allow_reading_saved_output
 
     allow_reading_saved_output(config)
     return config
@@ -70,7 +70,7 @@ def open_session(
     when the session is entered (problems are logged on stderr, never fatal). The read tools
     may read the outputs saved by earlier calls (the project temp dir, a read-only root).
     """
-    from .._session.session import Session
+    from qwen_tools._session.session import Session
 
     mode = getattr(args, "approval_mode", None)
     try:

@@ -21,10 +21,10 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from .._process import supervisor
+from qwen_tools._process import supervisor
 
 if TYPE_CHECKING:
-    from .._contract.abort import AbortController
+    from qwen_tools._contract.abort import AbortController
 
 __all__ = ["STOP_SIGNALS", "Interrupts", "Terminated", "exit_code", "process_lifetime"]
 

@@ -18,7 +18,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
-from .._version import __version__
+from qwen_tools._version import __version__
 
 EXIT_OK = 0
 EXIT_TOOL_ERROR = 1
@@ -68,7 +68,7 @@ def _positive(kind: type[float] | type[int]) -> Callable[[str], float | int]:
 
 
 def _session_name(text: str) -> str:
-    from .._session.named import SessionNameError, validate_session_name
+    from qwen_tools._session.named import SessionNameError, validate_session_name
 
     try:
         return validate_session_name(text)
@@ -174,15 +174,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_workspace_options(serve)
 
-    from .run_args import add_run_parser
+    from qwen_tools._cli.run_args import add_run_parser
 
     add_run_parser(sub, _add_workspace_options, APPROVAL_MODES)
 
-    from .mcp_cmd import add_mcp_parser
+    from qwen_tools._cli.mcp_cmd import add_mcp_parser
 
     add_mcp_parser(sub)
 
-    from .chat import add_chat_parser
+    from qwen_tools._cli.chat import add_chat_parser
 
     add_chat_parser(sub, _add_workspace_options, APPROVAL_MODES)
     return parser
@@ -207,8 +207,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE
-    from .interrupts import Terminated, exit_code, process_lifetime
-    from .render import printable_streams
+    from qwen_tools._cli.interrupts import Terminated, exit_code, process_lifetime
+    from qwen_tools._cli.render import printable_streams
 
     printable_streams()  # a lone surrogate in anything printed is escaped, never an error
 
@@ -225,31 +225,31 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _dispatch(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Run the chosen command."""
     if args.command == "tools":
-        from .tools_cmd import run_tools
+        from qwen_tools._cli.tools_cmd import run_tools
 
         return run_tools(args)
     if args.command == "schema":
-        from .tools_cmd import run_schema
+        from qwen_tools._cli.tools_cmd import run_schema
 
         return run_schema(args)
     if args.command == "call":
-        from .call_cmd import run_call
+        from qwen_tools._cli.call_cmd import run_call
 
         return run_call(args, parser)
     if args.command == "serve":
-        from .._serve.cli import run_serve
+        from qwen_tools._serve.cli import run_serve
 
         return run_serve(args)
     if args.command == "run":
-        from .run_cmd import run_run
+        from qwen_tools._cli.run_cmd import run_run
 
         return run_run(args, parser)
     if args.command == "mcp":
-        from .mcp_cmd import run_mcp
+        from qwen_tools._cli.mcp_cmd import run_mcp
 
         return run_mcp(args)
     if args.command == "chat":
-        from .chat import run_chat
+        from qwen_tools._cli.chat import run_chat
 
         return run_chat(args)
     parser.error(f"unknown command {args.command!r}")

@@ -208,7 +208,7 @@ def server_entry(
 def _settings_path(scope: str, cwd: str | None) -> Path:
     from pathlib import Path
 
-    from .._config.config import qwen_home
+    from qwen_tools._config.config import qwen_home
 
     if scope == "user":
         return qwen_home() / "settings.json"
@@ -218,7 +218,7 @@ def _settings_path(scope: str, cwd: str | None) -> Path:
 
 def _read(path: Path) -> str:
     """The file's text ("" when it does not exist); raises ``SettingsError`` if not UTF-8."""
-    from .._config.settings import SettingsError
+    from qwen_tools._config.settings import SettingsError
 
     try:
         return path.read_bytes().decode("utf-8")
@@ -234,14 +234,14 @@ def _js_truthy(value: Any) -> bool:
 
 
 def _run_add(args: argparse.Namespace) -> int:
-    from .._config.settings import SettingsError
-    from .._config.settings_edit import (
+    from qwen_tools._cli.main import EXIT_CONFIG, EXIT_OK, EXIT_USAGE
+    from qwen_tools._config.settings import SettingsError
+    from qwen_tools._config.settings_edit import (
         SettingsEditError,
         read_section,
         set_entry,
         write_settings_text,
     )
-    from .main import EXIT_CONFIG, EXIT_OK, EXIT_USAGE
 
     opts, positionals = _reread_add(args.raw_args)
     if len(positionals) < 2:
@@ -279,9 +279,13 @@ def _run_add(args: argparse.Namespace) -> int:
 
 
 def _run_remove(args: argparse.Namespace) -> int:
-    from .._config.settings import SettingsError
-    from .._config.settings_edit import SettingsEditError, remove_entry, write_settings_text
-    from .main import EXIT_CONFIG, EXIT_OK
+    from qwen_tools._cli.main import EXIT_CONFIG, EXIT_OK
+    from qwen_tools._config.settings import SettingsError
+    from qwen_tools._config.settings_edit import (
+        SettingsEditError,
+        remove_entry,
+        write_settings_text,
+    )
 
     path = _settings_path(args.scope, args.cwd)
     try:
@@ -308,6 +312,6 @@ def run_mcp(args: argparse.Namespace) -> int:
         return _run_add(args)
     if args.mcp_command == "remove":
         return _run_remove(args)
-    from .mcp_list import run_list
+    from qwen_tools._cli.mcp_list import run_list
 
     return run_list(args)

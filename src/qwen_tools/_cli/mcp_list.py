@@ -20,12 +20,12 @@ import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .context import CliConfigError, load_config, report_config_error
-from .main import EXIT_CONFIG, EXIT_OK
+from qwen_tools._cli.context import CliConfigError, load_config, report_config_error
+from qwen_tools._cli.main import EXIT_CONFIG, EXIT_OK
 
 if TYPE_CHECKING:
-    from .._config.config import Config
-    from .._config.tool_settings import McpServerConfig
+    from qwen_tools._config.config import Config
+    from qwen_tools._config.tool_settings import McpServerConfig
 
 __all__ = ["ServerReport", "collect_reports", "render_text", "run_list"]
 
@@ -80,7 +80,7 @@ def _info(name: str, config: McpServerConfig) -> str:
 
 
 def _not_admitted(config: Config, name: str) -> str | None:
-    from .._mcp.admission import matches_server_pattern
+    from qwen_tools._mcp.admission import matches_server_pattern
 
     settings = config.settings
     if not settings.trusted:
@@ -96,7 +96,7 @@ def _not_admitted(config: Config, name: str) -> str | None:
 
 async def collect_reports(config: Config) -> list[ServerReport]:
     """Connect every admitted server in parallel and report on every configured one."""
-    from .._mcp.manager import McpManager
+    from qwen_tools._mcp.manager import McpManager
 
     reports: dict[str, ServerReport] = {}
     for name, server in config.settings.mcp_servers.items():

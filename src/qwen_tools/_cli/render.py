@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from .._contract.display import ToolResultDisplay
-    from .._execution.tool_call import CompletedToolCall
+    from qwen_tools._contract.display import ToolResultDisplay
+    from qwen_tools._execution.tool_call import CompletedToolCall
 
 
 def printable_streams() -> None:
     """Let stdout and stderr print any string: a lone surrogate (a file name that is not UTF-8,
     a ``\\ud800`` from a model) is written as its ``\\udxxx`` escape instead of raising."""
-    from .._contract.well_formed import install_stream_fallback
+    from qwen_tools._contract.well_formed import install_stream_fallback
 
     install_stream_fallback(sys.stdout)
     install_stream_fallback(sys.stderr)
@@ -43,7 +43,7 @@ def diff_renderable(diff: str) -> object:
 
 def print_display(console: Console, display: ToolResultDisplay | None, fallback: str) -> None:
     """Print a result's display value, or ``fallback`` when it has none."""
-    from .._contract.display import FileDiff, TodoListDisplay
+    from qwen_tools._contract.display import FileDiff, TodoListDisplay
 
     if isinstance(display, FileDiff):
         console.print(diff_renderable(display.file_diff))

@@ -19,18 +19,18 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from .context import CliConfigError, open_session, report_config_error
-from .interrupts import Interrupts
-from .main import EXIT_CONFIG, EXIT_INTERRUPTED, EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE
+from qwen_tools._cli.context import CliConfigError, open_session, report_config_error
+from qwen_tools._cli.interrupts import Interrupts
+from qwen_tools._cli.main import EXIT_CONFIG, EXIT_INTERRUPTED, EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE
 
 if TYPE_CHECKING:
-    from .._agent.events import AgentEvent, Finished
-    from .._agent.stats import SessionStats
-    from .._contract.abort import AbortController
-    from .._execution.call_types import ConfirmationHandler
-    from .._model.model_config import ModelConfig
-    from .._session.session import Session
-    from .run_output import HeadlessOutput
+    from qwen_tools._agent.events import AgentEvent, Finished
+    from qwen_tools._agent.stats import SessionStats
+    from qwen_tools._cli.run_output import HeadlessOutput
+    from qwen_tools._contract.abort import AbortController
+    from qwen_tools._execution.call_types import ConfirmationHandler
+    from qwen_tools._model.model_config import ModelConfig
+    from qwen_tools._session.session import Session
 
 EXIT_TURN_LIMIT = 53
 """The session turn limit was reached (Qwen Code's ``FatalTurnLimitedError`` code)."""
@@ -80,7 +80,7 @@ def _report(fmt: str, kind: str, message: str, code: int) -> None:
 
 
 def _init_info(session: Session, model: ModelConfig) -> dict[str, Any]:
-    from .._version import __version__
+    from qwen_tools._version import __version__
 
     registry, config = session.registry, session.config
     servers = [
@@ -111,7 +111,7 @@ def _max_turns(args: argparse.Namespace, session: Session) -> int:
 
 
 def _denied_warning(event: AgentEvent) -> None:
-    from .._agent.events import ToolCallFinished
+    from qwen_tools._agent.events import ToolCallFinished
 
     if isinstance(event, ToolCallFinished):
         done = event.completed
@@ -130,7 +130,7 @@ async def _run(
     prompt: str,
     interactive: bool,
 ) -> int:
-    from .._contract.abort import AbortController
+    from qwen_tools._contract.abort import AbortController
 
     controller = AbortController()
     interrupts = Interrupts(controller)
@@ -151,15 +151,15 @@ async def _session(
     controller: AbortController,
     started: float,
 ) -> int:
-    from .._agent.events import Retrying
-    from .._agent.session import AgentSession
-    from .run_output import HeadlessOutput
+    from qwen_tools._agent.events import Retrying
+    from qwen_tools._agent.session import AgentSession
+    from qwen_tools._cli.run_output import HeadlessOutput
 
     fmt = args.output_format
     async with session:
         confirm: ConfirmationHandler | None = None
         if interactive:
-            from .confirm import terminal_confirm_handler
+            from qwen_tools._cli.confirm import terminal_confirm_handler
 
             confirm = terminal_confirm_handler(session.registry)
         output = HeadlessOutput(
@@ -191,7 +191,7 @@ async def _session(
 def _conclude(
     fmt: str, output: HeadlessOutput, finished: Finished, stats: SessionStats, started: float
 ) -> int:
-    from .._agent.events import StopReason
+    from qwen_tools._agent.events import StopReason
 
     duration = (time.monotonic() - started) * 1000
     common: dict[str, Any] = {
@@ -221,7 +221,7 @@ def _conclude(
 
 
 def _no_model(fmt: str, session_id: str, message: str) -> int:
-    from .run_output import HeadlessOutput
+    from qwen_tools._cli.run_output import HeadlessOutput
 
     print(message, file=sys.stderr)
     if fmt != "text":
@@ -248,7 +248,7 @@ def open_agent_session(
     except CliConfigError as exc:
         report_config_error(exc)
         return EXIT_CONFIG
-    from .._model.model_config import ModelNotConfigured, resolve_model_config
+    from qwen_tools._model.model_config import ModelNotConfigured, resolve_model_config
 
     try:
         model = resolve_model_config(session.config.loaded_settings, cli_model=args.model)

@@ -16,7 +16,7 @@ import sys
 import uuid
 from typing import TYPE_CHECKING, Any, TextIO
 
-from .._agent.events import (
+from qwen_tools._agent.events import (
     AgentEvent,
     ModelTurn,
     Retrying,
@@ -27,8 +27,8 @@ from .._agent.events import (
 )
 
 if TYPE_CHECKING:
-    from .._execution.call_types import CompletedToolCall
-    from .._model.completion import Usage
+    from qwen_tools._execution.call_types import CompletedToolCall
+    from qwen_tools._model.completion import Usage
 
 __all__ = ["HeadlessOutput", "project_text"]
 

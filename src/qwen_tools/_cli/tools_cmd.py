@@ -7,12 +7,12 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from .context import CliConfigError, open_session, report_config_error
-from .main import EXIT_CONFIG, EXIT_OK
+from qwen_tools._cli.context import CliConfigError, open_session, report_config_error
+from qwen_tools._cli.main import EXIT_CONFIG, EXIT_OK
 
 if TYPE_CHECKING:
-    from .._registry.registry import ToolRegistry
-    from .._session.session import Session
+    from qwen_tools._registry.registry import ToolRegistry
+    from qwen_tools._session.session import Session
 
 
 def _with_mcp_tools(session: Session) -> ToolRegistry:

@@ -14,16 +14,16 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .file_service import FileDiscoveryService, FileFilteringOptions
-from .services import ConfigServices
-from .session import SessionState
-from .settings import LoadedSettings, load_settings
-from .tool_settings import ApprovalMode, ToolSettings, parse_tool_settings
-from .workspace import WorkspaceContext
+from qwen_tools._config.file_service import FileDiscoveryService, FileFilteringOptions
+from qwen_tools._config.services import ConfigServices
+from qwen_tools._config.session import SessionState
+from qwen_tools._config.settings import LoadedSettings, load_settings
+from qwen_tools._config.tool_settings import ApprovalMode, ToolSettings, parse_tool_settings
+from qwen_tools._config.workspace import WorkspaceContext
 
 if TYPE_CHECKING:
-    from .._agent.protocol import SubagentRunner
-    from .._model.protocol import ContentGenerator
+    from qwen_tools._agent.protocol import SubagentRunner
+    from qwen_tools._model.protocol import ContentGenerator
 
 
 def uuid4_hex() -> str:

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .ignore_rules import (
+from qwen_tools._config.ignore_rules import (
     EntryFilter,
     IgnoreChain,
     IgnoreMatcher,

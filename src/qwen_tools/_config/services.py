@@ -16,11 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .file_service import FileDiscoveryService
+from qwen_tools._config.file_service import FileDiscoveryService
 
 if TYPE_CHECKING:
-    from .._agent.protocol import SubagentRunner
-    from .._model.protocol import ContentGenerator
+    from qwen_tools._agent.protocol import SubagentRunner
+    from qwen_tools._model.protocol import ContentGenerator
 
 __all__ = ["ConfigServices", "ModelAccess"]
 

@@ -21,8 +21,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from .folder_trust import trust_verdict
-from .legacy_keys import accept_seed_names, migrate_v1
+from qwen_tools._config.folder_trust import trust_verdict
+from qwen_tools._config.legacy_keys import accept_seed_names, migrate_v1
 
 __all__ = ["LoadedSettings", "SettingScope", "SettingsError", "SettingsFile", "load_settings"]
 

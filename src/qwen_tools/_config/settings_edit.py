@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._fs.atomic import write_bytes_atomic
-from .settings import SettingsError, _parse_jsonc, _strip_json_comments
+from qwen_tools._config.settings import SettingsError, _parse_jsonc, _strip_json_comments
+from qwen_tools._fs.atomic import write_bytes_atomic
 
 __all__ = [
     "SettingsEditError",

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Literal, TypeVar
 
-from .settings import LoadedSettings, SettingsError
-from .web_settings import WebSettings, parse_web_settings
+from qwen_tools._config.settings import LoadedSettings, SettingsError
+from qwen_tools._config.web_settings import WebSettings, parse_web_settings
 
 __all__ = [
     "MCP_MISSING_TRANSPORT",

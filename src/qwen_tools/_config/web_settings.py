@@ -33,7 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .settings import LoadedSettings, SettingsError
+from qwen_tools._config.settings import LoadedSettings, SettingsError
 
 __all__ = [
     "SEARCH_PROVIDER_TYPES",

@@ -28,7 +28,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from .._fs.confined import open_confined, path_within
+from qwen_tools._fs.confined import open_confined, path_within
 
 __all__ = ["WorkspaceContext"]
 

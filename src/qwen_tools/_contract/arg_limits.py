@@ -31,7 +31,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .well_formed import to_well_formed
+from qwen_tools._contract.well_formed import to_well_formed
 
 __all__ = [
     "MAX_DEPTH",

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from .arg_limits import ArgumentsTextError, admitted_copy, loads_arguments
+from qwen_tools._contract.arg_limits import ArgumentsTextError, admitted_copy, loads_arguments
 
 _NUMERIC = re.compile(r"^-?\d+(\.\d+)?$")
 _MAX_DEPTH = 64

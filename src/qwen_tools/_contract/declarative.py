@@ -8,12 +8,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, cast
 
-from .abort import AbortSignal
-from .errors import StructuredToolError, ToolError, ToolErrorType, ToolParamsError
-from .invocation import ParamsT, ToolInvocation, UpdateOutput
-from .kinds import CONCURRENCY_SAFE_KINDS, Kind
-from .results import ToolResult
-from .validation import validate_params
+from qwen_tools._contract.abort import AbortSignal
+from qwen_tools._contract.errors import (
+    StructuredToolError,
+    ToolError,
+    ToolErrorType,
+    ToolParamsError,
+)
+from qwen_tools._contract.invocation import ParamsT, ToolInvocation, UpdateOutput
+from qwen_tools._contract.kinds import CONCURRENCY_SAFE_KINDS, Kind
+from qwen_tools._contract.results import ToolResult
+from qwen_tools._contract.validation import validate_params
 
 
 @dataclass(frozen=True, slots=True)

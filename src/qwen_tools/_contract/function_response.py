@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from .parts import (
+from qwen_tools._contract.parts import (
     FileDataPart,
     FunctionResponse,
     InlineDataPart,
@@ -22,7 +22,7 @@ from .parts import (
     TextPart,
     to_parts,
 )
-from .results import ToolResult
+from qwen_tools._contract.results import ToolResult
 
 SUCCESS_WITHOUT_TEXT = "Tool execution succeeded."
 

@@ -7,10 +7,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, Literal, TypeAlias, TypeVar
 
-from .abort import AbortSignal
-from .confirmation import ToolCallConfirmationDetails
-from .display import ToolResultDisplay
-from .results import ToolResult
+from qwen_tools._contract.abort import AbortSignal
+from qwen_tools._contract.confirmation import ToolCallConfirmationDetails
+from qwen_tools._contract.display import ToolResultDisplay
+from qwen_tools._contract.results import ToolResult
 
 ParamsT = TypeVar("ParamsT")
 

@@ -14,15 +14,15 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast, get_type_hints
 
-from .abort import AbortSignal
-from .confirmation import InfoConfirmationDetails, ToolCallConfirmationDetails
-from .declarative import BaseDeclarativeTool
-from .errors import ToolErrorType, ToolParamsError
-from .invocation import BaseToolInvocation, ToolInvocation, UpdateOutput
-from .kinds import Kind
-from .parts import Part
-from .results import ToolResult
-from .tool_context import ToolContext
+from qwen_tools._contract.abort import AbortSignal
+from qwen_tools._contract.confirmation import InfoConfirmationDetails, ToolCallConfirmationDetails
+from qwen_tools._contract.declarative import BaseDeclarativeTool
+from qwen_tools._contract.errors import ToolErrorType, ToolParamsError
+from qwen_tools._contract.invocation import BaseToolInvocation, ToolInvocation, UpdateOutput
+from qwen_tools._contract.kinds import Kind
+from qwen_tools._contract.parts import Part
+from qwen_tools._contract.results import ToolResult
+from qwen_tools._contract.tool_context import ToolContext
 
 if TYPE_CHECKING:
     from pydantic import BaseModel

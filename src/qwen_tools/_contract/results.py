@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .display import ToolResultDisplay, display_to_json
-from .errors import ToolError, ToolErrorType
-from .parts import PartListUnion, content_to_json
+from qwen_tools._contract.display import ToolResultDisplay, display_to_json
+from qwen_tools._contract.errors import ToolError, ToolErrorType
+from qwen_tools._contract.parts import PartListUnion, content_to_json
 
 
 @dataclass(slots=True)

@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .._config.config import Config
-    from .._config.session import SessionState
-    from .._config.tool_settings import ApprovalMode, ToolSettings
-    from .._config.workspace import WorkspaceContext
+    from qwen_tools._config.config import Config
+    from qwen_tools._config.session import SessionState
+    from qwen_tools._config.tool_settings import ApprovalMode, ToolSettings
+    from qwen_tools._config.workspace import WorkspaceContext
 
 __all__ = ["ToolContext"]
 

@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .arg_limits import NOT_AN_OBJECT, admitted_copy
-from .coercion import coerce_params, normalise_integers
+from qwen_tools._contract.arg_limits import NOT_AN_OBJECT, admitted_copy
+from qwen_tools._contract.coercion import coerce_params, normalise_integers
 
 if TYPE_CHECKING:
     from jsonschema import ValidationError

@@ -37,12 +37,12 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .discovered_tool import DiscoveredTool
-from .process import MAX_STREAM_BYTES, CommandRun, run_command, signal_name
-from .schema import declaration_schema
+from qwen_tools._discovery.discovered_tool import DiscoveredTool
+from qwen_tools._discovery.process import MAX_STREAM_BYTES, CommandRun, run_command, signal_name
+from qwen_tools._discovery.schema import declaration_schema
 
 if TYPE_CHECKING:
-    from .._config.config import Config
+    from qwen_tools._config.config import Config
 
 __all__ = ["DEFAULT_DISCOVERY_TIMEOUT_S", "DiscoveryReport", "discover_command_tools"]
 

@@ -45,18 +45,18 @@ from __future__ import annotations
 import shlex
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._contract.confirmation import InfoConfirmationDetails
-from .._contract.declarative import BaseDeclarativeTool
-from .._contract.errors import ToolErrorType
-from .._contract.invocation import BaseToolInvocation, UpdateOutput
-from .._contract.kinds import Kind
-from .._contract.results import ToolResult
-from .._jsjson import js_stringify
-from .process import MAX_STREAM_BYTES, CommandRun, run_command, signal_name
+from qwen_tools._contract.confirmation import InfoConfirmationDetails
+from qwen_tools._contract.declarative import BaseDeclarativeTool
+from qwen_tools._contract.errors import ToolErrorType
+from qwen_tools._contract.invocation import BaseToolInvocation, UpdateOutput
+from qwen_tools._contract.kinds import Kind
+from qwen_tools._contract.results import ToolResult
+from qwen_tools._discovery.process import MAX_STREAM_BYTES, CommandRun, run_command, signal_name
+from qwen_tools._jsjson import js_stringify
 
 if TYPE_CHECKING:
-    from .._config.config import Config
-    from .._contract.abort import AbortSignal
+    from qwen_tools._config.config import Config
+    from qwen_tools._contract.abort import AbortSignal
 
 __all__ = [
     "DEFAULT_CALL_TIMEOUT_S",

@@ -26,15 +26,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .._contract.abort import AbortSignal
-from .._shell.execution import (
+from qwen_tools._contract.abort import AbortSignal
+from qwen_tools._shell.execution import (
     INTERNAL_SECRET_ENV_VARS,
     PipeReader,
     kill_process_group,
     spawn_error_message,
     spawn_process,
 )
-from .._shell.output import Stream
+from qwen_tools._shell.output import Stream
 
 __all__ = ["MAX_STREAM_BYTES", "CommandRun", "child_env", "run_command", "signal_name"]
 

@@ -14,22 +14,28 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any, Literal, cast
 
-from .._config.tool_settings import ApprovalMode
-from .._contract.abort import AbortError, AbortSignal
-from .._contract.confirmation import ToolCallConfirmationDetails, ToolConfirmationOutcome
-from .._contract.display import ToolResultDisplay
-from .._contract.errors import StructuredToolError, ToolErrorType, ToolParamsError
-from .._contract.invocation import ToolInvocation
-from .._contract.modifiable import ModifiableTool, is_modifiable
-from . import messages
-from .call_types import CompletedToolCall, ConfirmationHandler, ToolCallRequest, cancelled, failed
-from .permission_rules import RuleVerdict, denied_call_message, evaluate_rules
-from .permissions import SHELL, remember_always_allow
-from .sensitive_paths import is_sensitive_edit
+from qwen_tools._config.tool_settings import ApprovalMode
+from qwen_tools._contract.abort import AbortError, AbortSignal
+from qwen_tools._contract.confirmation import ToolCallConfirmationDetails, ToolConfirmationOutcome
+from qwen_tools._contract.display import ToolResultDisplay
+from qwen_tools._contract.errors import StructuredToolError, ToolErrorType, ToolParamsError
+from qwen_tools._contract.invocation import ToolInvocation
+from qwen_tools._contract.modifiable import ModifiableTool, is_modifiable
+from qwen_tools._execution import messages
+from qwen_tools._execution.call_types import (
+    CompletedToolCall,
+    ConfirmationHandler,
+    ToolCallRequest,
+    cancelled,
+    failed,
+)
+from qwen_tools._execution.permission_rules import RuleVerdict, denied_call_message, evaluate_rules
+from qwen_tools._execution.permissions import SHELL, remember_always_allow
+from qwen_tools._execution.sensitive_paths import is_sensitive_edit
 
 if TYPE_CHECKING:
-    from .._config.config import Config
-    from .._contract.declarative import BaseDeclarativeTool
+    from qwen_tools._config.config import Config
+    from qwen_tools._contract.declarative import BaseDeclarativeTool
 
 _log = logging.getLogger("qwen_tools")
 
@@ -74,11 +80,11 @@ def forced_confirmation(
     ``Confirm <display name>``, the call's description), as Qwen Code's default
     ``getConfirmationDetails`` gives.
     """
-    from .._contract.confirmation import ExecConfirmationDetails, InfoConfirmationDetails
+    from qwen_tools._contract.confirmation import ExecConfirmationDetails, InfoConfirmationDetails
 
     params = invocation.params if isinstance(invocation.params, dict) else {}
     if tool.name == SHELL:
-        from .._shell.command_analysis import analyze_command
+        from qwen_tools._shell.command_analysis import analyze_command
 
         command = str(params.get("command", ""))
         return ExecConfirmationDetails(
@@ -148,7 +154,7 @@ async def decide(
         reason = (payload.cancel_message if payload else None) or messages.USER_DID_NOT_ALLOW
         display: ToolResultDisplay | None = None
         if details.type == "edit":
-            from .._contract.display import FileDiff
+            from qwen_tools._contract.display import FileDiff
 
             display = FileDiff(
                 file_diff=details.file_diff,
@@ -175,7 +181,7 @@ async def _modify(
     asked again). A rebuild that fails validation ends the call with an error; the rebuilt
     call's confirmation details replace the old ones (kept if it no longer asks).
     """
-    from .modify import EditorError, modify_with_editor
+    from qwen_tools._execution.modify import EditorError, modify_with_editor
 
     params = invocation.params
     if not isinstance(params, dict):

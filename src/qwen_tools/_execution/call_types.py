@@ -6,19 +6,19 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._contract.confirmation import (
+from qwen_tools._contract.confirmation import (
     ToolCallConfirmationDetails,
     ToolConfirmationOutcome,
     ToolConfirmationPayload,
 )
-from .._contract.display import ToolResultDisplay
-from .._contract.errors import ToolErrorType
-from .._contract.function_response import cancelled_response, error_response, response_text
-from .._contract.parts import FunctionResponse
-from .._contract.results import ToolResult
+from qwen_tools._contract.display import ToolResultDisplay
+from qwen_tools._contract.errors import ToolErrorType
+from qwen_tools._contract.function_response import cancelled_response, error_response, response_text
+from qwen_tools._contract.parts import FunctionResponse
+from qwen_tools._contract.results import ToolResult
 
 if TYPE_CHECKING:
-    from .._contract.declarative import BaseDeclarativeTool
+    from qwen_tools._contract.declarative import BaseDeclarativeTool
 
 CallStatus = Literal["success", "error", "cancelled"]
 

@@ -26,8 +26,8 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from .._contract.abort import AbortError, AbortSignal
-from .._contract.modifiable import ModifiableTool
+from qwen_tools._contract.abort import AbortError, AbortSignal
+from qwen_tools._contract.modifiable import ModifiableTool
 
 __all__ = [
     "MODIFY_DIR_NAME",

@@ -19,7 +19,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._contract.parts import (
+from qwen_tools._contract.parts import (
     FileDataPart,
     FunctionResponse,
     InlineDataPart,
@@ -27,9 +27,8 @@ from .._contract.parts import (
     PartListUnion,
     TextPart,
 )
-from .._contract.results import ToolResult
-from .._registry.names import canonical_tool_name
-from .persisted_output import (
+from qwen_tools._contract.results import ToolResult
+from qwen_tools._execution.persisted_output import (
     PERSISTED_OUTPUT_OPEN,
     TOOL_OUTPUT_TRUNCATED_PREFIX,
     Keep,
@@ -42,10 +41,11 @@ from .persisted_output import (
     truncate_and_save,
     truncation_envelope,
 )
+from qwen_tools._registry.names import canonical_tool_name
 
 if TYPE_CHECKING:
-    from .._config.config import Config
-    from .._contract.declarative import BaseDeclarativeTool
+    from qwen_tools._config.config import Config
+    from qwen_tools._contract.declarative import BaseDeclarativeTool
 
 __all__ = [
     "GATE_EXEMPT_TOOLS",

@@ -34,8 +34,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._mcp.naming import sanitize
-from .permissions import (
+from qwen_tools._execution.permissions import (
     EDIT_TOOLS,
     READ_TOOLS,
     SHELL,
@@ -45,12 +44,13 @@ from .permissions import (
     path_matches,
     split_shell_command,
 )
+from qwen_tools._mcp.naming import sanitize
 
 if TYPE_CHECKING:
-    from .._config.config import Config
-    from .._config.tool_settings import ToolSettings
-    from .._contract.declarative import BaseDeclarativeTool
-    from .._shell.virtual_ops import VirtualOp, VirtualOps
+    from qwen_tools._config.config import Config
+    from qwen_tools._config.tool_settings import ToolSettings
+    from qwen_tools._contract.declarative import BaseDeclarativeTool
+    from qwen_tools._shell.virtual_ops import VirtualOp, VirtualOps
 
 __all__ = [
     "RuleVerdict",
@@ -137,7 +137,9 @@ def _restricts(config: Config, rule: str, tool: BaseDeclarativeTool[Any], params
         return False  # MCP rules take no specifier
     args = params if isinstance(params, dict) else {}
     if tool.name == SHELL:
-        from .._shell.command_words import effective_commands  # the shell parser, when asked
+        from qwen_tools._shell.command_words import (
+            effective_commands,
+        )  # the shell parser, when asked
 
         command = str(args.get("command", ""))
         found = effective_commands(command)
@@ -170,7 +172,7 @@ def _restricts_op(config: Config, rule: str, op: VirtualOp) -> bool:
 
 
 def _shell_ops(config: Config, params: dict[str, Any]) -> VirtualOps:
-    from .._shell.virtual_ops import virtual_operations  # the shell parser, when asked
+    from qwen_tools._shell.virtual_ops import virtual_operations  # the shell parser, when asked
 
     directory = params.get("directory")
     cwd = directory if isinstance(directory, str) and directory else str(config.target_dir)
@@ -211,7 +213,7 @@ def evaluate_rules(config: Config, tool: BaseDeclarativeTool[Any], params: Any) 
         ):
             return RuleVerdict("deny", rule)
     if ops is not None:
-        from .._shell.command_words import effective_commands
+        from qwen_tools._shell.command_words import effective_commands
 
         opaque = effective_commands(str(params.get("command", ""))).opaque
         unknown_deny = (_shell_rule_with_specifier(deny) if opaque else None) or (

@@ -26,12 +26,12 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from .._config.tool_settings import ApprovalMode
-from .._contract.confirmation import ToolCallConfirmationDetails, ToolConfirmationOutcome
+from qwen_tools._config.tool_settings import ApprovalMode
+from qwen_tools._contract.confirmation import ToolCallConfirmationDetails, ToolConfirmationOutcome
 
 if TYPE_CHECKING:
-    from .._config.config import Config
-    from .._contract.declarative import BaseDeclarativeTool
+    from qwen_tools._config.config import Config
+    from qwen_tools._contract.declarative import BaseDeclarativeTool
 
 SHELL = "run_shell_command"
 READ_TOOLS = frozenset({"read_file", "grep_search", "glob", "list_directory", "read_many_files"})
@@ -182,7 +182,7 @@ def is_preapproved(
     if details.type == "plan":
         return False  # a plan always needs the user's answer (the reference forces the prompt)
     if details.type == "edit":
-        from .sensitive_paths import sensitive_path_reason
+        from qwen_tools._execution.sensitive_paths import sensitive_path_reason
 
         if sensitive_path_reason(config, details.file_path) is not None:
             return False  # edits that make later commands run code always ask (but in yolo)

@@ -35,10 +35,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from .._fs.atomic import write_bytes_atomic
+from qwen_tools._fs.atomic import write_bytes_atomic
 
 if TYPE_CHECKING:
-    from .._config.config import Config
+    from qwen_tools._config.config import Config
 
 Keep = Literal["head", "tail", "both"]
 

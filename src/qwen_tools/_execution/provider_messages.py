@@ -12,8 +12,8 @@ import re
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from .._contract.function_response import response_text
-from .._contract.parts import FileDataPart, FunctionResponse, InlineDataPart
+from qwen_tools._contract.function_response import response_text
+from qwen_tools._contract.parts import FileDataPart, FunctionResponse, InlineDataPart
 
 __all__ = [
     "MEDIA_IN_FOLLOWING_MESSAGE",

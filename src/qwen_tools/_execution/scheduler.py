@@ -23,22 +23,33 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._contract.abort import AbortSignal
-from .._contract.confirmation import (
+from qwen_tools._contract.abort import AbortSignal
+from qwen_tools._contract.confirmation import (
     ToolCallConfirmationDetails,
     ToolConfirmationOutcome,
     ToolConfirmationPayload,
 )
-from .._contract.display import ToolResultDisplay
-from . import messages
-from .call_types import CompletedToolCall, ConfirmationHandler, ToolCallRequest, cancelled
-from .tool_call import PreparedCall, ResultHook, execute_call, guarded_approval, prepare_call
+from qwen_tools._contract.display import ToolResultDisplay
+from qwen_tools._execution import messages
+from qwen_tools._execution.call_types import (
+    CompletedToolCall,
+    ConfirmationHandler,
+    ToolCallRequest,
+    cancelled,
+)
+from qwen_tools._execution.tool_call import (
+    PreparedCall,
+    ResultHook,
+    execute_call,
+    guarded_approval,
+    prepare_call,
+)
 
 if TYPE_CHECKING:
-    from .._config.config import Config
-    from .._contract.declarative import BaseDeclarativeTool
-    from .._contract.results import ToolResult
-    from .._registry.registry import ToolRegistry
+    from qwen_tools._config.config import Config
+    from qwen_tools._contract.declarative import BaseDeclarativeTool
+    from qwen_tools._contract.results import ToolResult
+    from qwen_tools._registry.registry import ToolRegistry
 
 
 class ToolCallStatus(StrEnum):
@@ -106,7 +117,7 @@ class ToolScheduler:
         self.user_on_result = on_result
         self.on_complete = on_complete
         if telemetry == "default":
-            from .telemetry import TelemetryHook
+            from qwen_tools._execution.telemetry import TelemetryHook
 
             self.telemetry: CompletionHook | None = TelemetryHook()
         else:
@@ -118,7 +129,7 @@ class ToolScheduler:
     ) -> ToolResult:
         """The success-path transformation: output budget, then the user's hook."""
         if self.output_budget:
-            from .output_budget import apply_output_budget
+            from qwen_tools._execution.output_budget import apply_output_budget
 
             result = apply_output_budget(tool, call_id, result, self.config)
         if self.user_on_result is not None:
@@ -136,7 +147,7 @@ class ToolScheduler:
             total += len(text)
         if total <= budget:
             return
-        from .output_budget import apply_batch_budget
+        from qwen_tools._execution.output_budget import apply_batch_budget
 
         responses = apply_batch_budget([c.response for c in done], budget, self.config)
         for completed, response in zip(done, responses, strict=True):

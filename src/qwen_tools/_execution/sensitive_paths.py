@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING
 import anyio
 
 if TYPE_CHECKING:
-    from .._config.config import Config
+    from qwen_tools._config.config import Config
 
 __all__ = ["is_sensitive_edit", "sensitive_path_reason"]
 

@@ -20,11 +20,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._contract.confirmation import ToolConfirmationOutcome
-from .._contract.errors import ToolErrorType
+from qwen_tools._contract.confirmation import ToolConfirmationOutcome
+from qwen_tools._contract.errors import ToolErrorType
 
 if TYPE_CHECKING:
-    from .tool_call import CompletedToolCall
+    from qwen_tools._execution.tool_call import CompletedToolCall
 
 __all__ = [
     "SPAN_TOOL",

@@ -13,18 +13,28 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from .._config.tool_settings import ApprovalMode
-from .._contract.abort import AbortSignal
-from .._contract.arg_limits import admit_arguments
-from .._contract.confirmation import ToolConfirmationOutcome
-from .._contract.errors import StructuredToolError, ToolError, ToolErrorType, ToolParamsError
-from .._contract.function_response import function_response_for_result
-from .._contract.invocation import ToolInvocation, UpdateOutput
-from .._contract.results import ToolResult
-from .._contract.well_formed import to_well_formed
-from . import messages
-from .approval import confirmation_details, decide, forced_confirmation, rule_refusal
-from .call_types import (
+from qwen_tools._config.tool_settings import ApprovalMode
+from qwen_tools._contract.abort import AbortSignal
+from qwen_tools._contract.arg_limits import admit_arguments
+from qwen_tools._contract.confirmation import ToolConfirmationOutcome
+from qwen_tools._contract.errors import (
+    StructuredToolError,
+    ToolError,
+    ToolErrorType,
+    ToolParamsError,
+)
+from qwen_tools._contract.function_response import function_response_for_result
+from qwen_tools._contract.invocation import ToolInvocation, UpdateOutput
+from qwen_tools._contract.results import ToolResult
+from qwen_tools._contract.well_formed import to_well_formed
+from qwen_tools._execution import messages
+from qwen_tools._execution.approval import (
+    confirmation_details,
+    decide,
+    forced_confirmation,
+    rule_refusal,
+)
+from qwen_tools._execution.call_types import (
     CallStatus,
     CompletedToolCall,
     ConfirmationHandler,
@@ -32,13 +42,13 @@ from .call_types import (
     cancelled,
     failed,
 )
-from .permission_rules import denied_tool_message
-from .permissions import is_preapproved, remember_always_allow
+from qwen_tools._execution.permission_rules import denied_tool_message
+from qwen_tools._execution.permissions import is_preapproved, remember_always_allow
 
 if TYPE_CHECKING:
-    from .._config.config import Config
-    from .._contract.declarative import BaseDeclarativeTool
-    from .._registry.registry import ToolRegistry
+    from qwen_tools._config.config import Config
+    from qwen_tools._contract.declarative import BaseDeclarativeTool
+    from qwen_tools._registry.registry import ToolRegistry
 
 __all__ = [
     "CallStatus",

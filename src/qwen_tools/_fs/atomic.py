@@ -46,10 +46,10 @@ import stat
 import threading
 from collections.abc import Iterable
 
-from .confined import OutsideRootsError
-from .temp_files import create_temp, release_temp, remove_stale_temps
-from .text_file import DEFAULT_TEXT_INFO, TextEncodingInfo, encode_text
-from .write_target import WriteTarget, open_write_target, verify_dir, with_path
+from qwen_tools._fs.confined import OutsideRootsError
+from qwen_tools._fs.temp_files import create_temp, release_temp, remove_stale_temps
+from qwen_tools._fs.text_file import DEFAULT_TEXT_INFO, TextEncodingInfo, encode_text
+from qwen_tools._fs.write_target import WriteTarget, open_write_target, verify_dir, with_path
 
 __all__ = ["current_umask", "resolve_symlink_chain", "write_bytes_atomic", "write_text_atomic"]
 

@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import TYPE_CHECKING
 
-from .write_target import realpath_retrying
+from qwen_tools._fs.write_target import realpath_retrying
 
 if TYPE_CHECKING:
     import asyncio

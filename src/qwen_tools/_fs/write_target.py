@@ -29,7 +29,7 @@ import os
 import stat
 from dataclasses import dataclass
 
-from .confined import OutsideRootsError, fd_real_path, open_confined, path_within
+from qwen_tools._fs.confined import OutsideRootsError, fd_real_path, open_confined, path_within
 
 __all__ = [
     "MAX_SYMLINK_HOPS",

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-from .._config.tool_settings import McpServerConfig, ToolSettings
+from qwen_tools._config.tool_settings import McpServerConfig, ToolSettings
 
 DEFAULT_STDIO_DISCOVERY_MS = 30_000
 DEFAULT_REMOTE_DISCOVERY_MS = 5_000

@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from .._config.tool_settings import McpServerConfig
-from .admission import discovery_timeout_ms
-from .sdk_logs import quiet_sdk_tracebacks
-from .transport import McpConfigError, StderrLog, open_transport
+from qwen_tools._config.tool_settings import McpServerConfig
+from qwen_tools._mcp.admission import discovery_timeout_ms
+from qwen_tools._mcp.sdk_logs import quiet_sdk_tracebacks
+from qwen_tools._mcp.transport import McpConfigError, StderrLog, open_transport
 
 if TYPE_CHECKING:
     from mcp.client import Client, ClientRequestContext

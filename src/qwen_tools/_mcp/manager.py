@@ -27,13 +27,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from .admission import admitted_servers, is_tool_enabled
-from .connection import McpConnection, McpServerStatus, failure_text
-from .naming import assign_tool_names, tool_aliases
-from .tool import McpTool
+from qwen_tools._mcp.admission import admitted_servers, is_tool_enabled
+from qwen_tools._mcp.connection import McpConnection, McpServerStatus, failure_text
+from qwen_tools._mcp.naming import assign_tool_names, tool_aliases
+from qwen_tools._mcp.tool import McpTool
 
 if TYPE_CHECKING:
-    from .._config.config import Config
+    from qwen_tools._config.config import Config
 
 logger = logging.getLogger("qwen_tools.mcp")
 

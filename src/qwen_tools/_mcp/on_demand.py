@@ -22,13 +22,13 @@ import asyncio
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from .connection import McpServerStatus
-from .naming import may_be_mcp_tool_name, may_name_a_tool_of
-from .registration import sync_mcp_tools
+from qwen_tools._mcp.connection import McpServerStatus
+from qwen_tools._mcp.naming import may_be_mcp_tool_name, may_name_a_tool_of
+from qwen_tools._mcp.registration import sync_mcp_tools
 
 if TYPE_CHECKING:
-    from .._registry.registry import ToolRegistry
-    from .manager import McpManager
+    from qwen_tools._mcp.manager import McpManager
+    from qwen_tools._registry.registry import ToolRegistry
 
 
 class McpOnDemand:

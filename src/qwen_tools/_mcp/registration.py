@@ -15,15 +15,15 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from .._registry.registry import ToolRegistrationError
-from .connection import McpServerStatus, unavailable_text
-from .naming import may_name_a_tool_of
+from qwen_tools._mcp.connection import McpServerStatus, unavailable_text
+from qwen_tools._mcp.naming import may_name_a_tool_of
+from qwen_tools._registry.registry import ToolRegistrationError
 
 if TYPE_CHECKING:
-    from .._contract.declarative import BaseDeclarativeTool
-    from .._registry.registry import ToolRegistry
-    from .manager import McpManager
-    from .tool import McpTool
+    from qwen_tools._contract.declarative import BaseDeclarativeTool
+    from qwen_tools._mcp.manager import McpManager
+    from qwen_tools._mcp.tool import McpTool
+    from qwen_tools._registry.registry import ToolRegistry
 
 logger = logging.getLogger("qwen_tools.mcp")
 

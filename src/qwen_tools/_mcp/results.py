@@ -21,10 +21,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .._contract.errors import ToolErrorType
-from .._contract.parts import InlineDataPart, Part, TextPart
-from .._contract.results import ToolResult
-from .._jsjson import js_stringify
+from qwen_tools._contract.errors import ToolErrorType
+from qwen_tools._contract.parts import InlineDataPart, Part, TextPart
+from qwen_tools._contract.results import ToolResult
+from qwen_tools._jsjson import js_stringify
 
 PARSE_ERROR_TEXT = "[Error: Could not parse tool response]"
 

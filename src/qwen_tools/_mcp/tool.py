@@ -23,21 +23,21 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
-from .._contract.abort import AbortError, AbortSignal
-from .._contract.confirmation import McpConfirmationDetails, ToolCallConfirmationDetails
-from .._contract.declarative import BaseDeclarativeTool
-from .._contract.display import McpToolProgressDisplay
-from .._contract.errors import StructuredToolError, ToolErrorType
-from .._contract.invocation import BaseToolInvocation, ToolInvocation, UpdateOutput
-from .._contract.kinds import Kind
-from .._contract.results import ToolResult
-from .._jsjson import js_stringify
-from .connection import ConnectionLost, McpConnection, McpToolInfo
-from .results import call_result_to_tool_result
-from .schema import model_input_schema
+from qwen_tools._contract.abort import AbortError, AbortSignal
+from qwen_tools._contract.confirmation import McpConfirmationDetails, ToolCallConfirmationDetails
+from qwen_tools._contract.declarative import BaseDeclarativeTool
+from qwen_tools._contract.display import McpToolProgressDisplay
+from qwen_tools._contract.errors import StructuredToolError, ToolErrorType
+from qwen_tools._contract.invocation import BaseToolInvocation, ToolInvocation, UpdateOutput
+from qwen_tools._contract.kinds import Kind
+from qwen_tools._contract.results import ToolResult
+from qwen_tools._jsjson import js_stringify
+from qwen_tools._mcp.connection import ConnectionLost, McpConnection, McpToolInfo
+from qwen_tools._mcp.results import call_result_to_tool_result
+from qwen_tools._mcp.schema import model_input_schema
 
 if TYPE_CHECKING:
-    from .._config.config import Config
+    from qwen_tools._config.config import Config
 
 DEFAULT_TOOL_TIMEOUT_MS = 600_000
 DEFAULT_IDLE_TIMEOUT_MS = 300_000

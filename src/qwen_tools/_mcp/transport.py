@@ -21,7 +21,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TextIO
 
-from .._config.tool_settings import McpServerConfig
+from qwen_tools._config.tool_settings import McpServerConfig
 
 if TYPE_CHECKING:
     from mcp.client._transport import ReadStream, TransportStreams

@@ -20,22 +20,22 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .._contract.abort import AbortError, AbortSignal
-from .._version import __version__
-from .completion import Completion, CompletionBuilder, completion_from_json
-from .errors import (
+from qwen_tools._contract.abort import AbortError, AbortSignal
+from qwen_tools._model.completion import Completion, CompletionBuilder, completion_from_json
+from qwen_tools._model.errors import (
     ModelConnectionError,
     ModelError,
     ModelHTTPError,
     ModelResponseError,
     ModelTimeoutError,
 )
-from .retry import RetryHook, RetryPolicy, call_with_retries
+from qwen_tools._model.retry import RetryHook, RetryPolicy, call_with_retries
+from qwen_tools._version import __version__
 
 if TYPE_CHECKING:
     import httpx
 
-    from .model_config import ModelConfig
+    from qwen_tools._model.model_config import ModelConfig
 
 __all__ = ["ChatClient", "DeltaHook"]
 

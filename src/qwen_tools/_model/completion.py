@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import ModelResponseError
-from .json_args import ParsedArguments, parse_tool_arguments
+from qwen_tools._model.errors import ModelResponseError
+from qwen_tools._model.json_args import ParsedArguments, parse_tool_arguments
 
 __all__ = ["Completion", "CompletionBuilder", "ModelToolCall", "Usage", "completion_from_json"]
 

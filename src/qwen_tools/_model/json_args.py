@@ -20,8 +20,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._contract.arg_limits import MAX_DEPTH, ArgumentsTextError, loads_arguments, prune_depth
-from .._jsjson import js_stringify
+from qwen_tools._contract.arg_limits import (
+    MAX_DEPTH,
+    ArgumentsTextError,
+    loads_arguments,
+    prune_depth,
+)
+from qwen_tools._jsjson import js_stringify
 
 __all__ = ["ParsedArguments", "dumps_arguments", "parse_tool_arguments"]
 
@@ -65,7 +70,7 @@ def _scan(text: str) -> tuple[int, bool]:
 
 def _repair(text: str) -> Any:
     """``safeJsonParse``: the ``jsonrepair`` result, or ``{}`` when even that fails."""
-    from .jsonrepair import JSONRepairError, jsonrepair
+    from qwen_tools._model.jsonrepair import JSONRepairError, jsonrepair
 
     try:
         try:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 
-from .jsonrepair_scalars import (
+from qwen_tools._model.jsonrepair_scalars import (
     JSONRepairError,
     ScalarParser,
     ends_with_comma_or_newline,

@@ -20,10 +20,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from .caps import Modalities, context_window, modalities_for
+from qwen_tools._model.caps import Modalities, context_window, modalities_for
 
 if TYPE_CHECKING:
-    from .._config.settings import LoadedSettings
+    from qwen_tools._config.settings import LoadedSettings
 
 __all__ = [
     "DEFAULT_BASE_URL",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from .._contract.abort import AbortSignal
+from qwen_tools._contract.abort import AbortSignal
 
 
 @runtime_checkable

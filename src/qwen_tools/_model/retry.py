@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import TypeVar
 
-from .._contract.abort import AbortError, AbortSignal
-from .errors import ModelConnectionError, ModelError, ModelHTTPError
+from qwen_tools._contract.abort import AbortError, AbortSignal
+from qwen_tools._model.errors import ModelConnectionError, ModelError, ModelHTTPError
 
 __all__ = ["RetryInfo", "RetryPolicy", "call_with_retries", "retry_after_seconds"]
 

@@ -20,7 +20,7 @@ import re
 import signal
 import time
 
-from .procfs import cgroup_of, read_stat
+from qwen_tools._process.procfs import cgroup_of, read_stat
 
 __all__ = ["CgroupHome", "TreeCgroup"]
 

@@ -27,10 +27,10 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from . import procfs
-from .cgroup import CgroupHome
-from .prctl import set_child_subreaper
-from .tree import TREE_VAR, ProcessTree, wait_stopped
+from qwen_tools._process import procfs
+from qwen_tools._process.cgroup import CgroupHome
+from qwen_tools._process.prctl import set_child_subreaper
+from qwen_tools._process.tree import TREE_VAR, ProcessTree, wait_stopped
 
 __all__ = [
     "Launch",

@@ -31,8 +31,8 @@ import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from .cgroup import TreeCgroup
-from .procfs import (
+from qwen_tools._process.cgroup import TreeCgroup
+from qwen_tools._process.procfs import (
     ProcStat,
     cgroup_of,
     children_of_self,

@@ -17,11 +17,11 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from .registry import ToolRegistry
+from qwen_tools._registry.registry import ToolRegistry
 
 if TYPE_CHECKING:
-    from .._config.config import Config
-    from .._config.tool_settings import ToolSettings
+    from qwen_tools._config.config import Config
+    from qwen_tools._config.tool_settings import ToolSettings
 
 _SPECIFIER = re.compile(r"\(.*\)\s*$")
 
@@ -35,7 +35,7 @@ def whole_tool_deny(
     shell parser) only when some deny rule exists."""
     if not settings.permissions_deny and not settings.exclude:
         return None
-    from .._execution.permission_rules import whole_tool_deny as deny
+    from qwen_tools._execution.permission_rules import whole_tool_deny as deny
 
     return deny(settings, name, aliases, server)
 
@@ -54,7 +54,7 @@ def is_tool_enabled(config: Config, name: str) -> bool:
 
 
 def _builtin_registry(config: Config) -> ToolRegistry:
-    from ..builtin import builtin_tool_factories
+    from qwen_tools.builtin import builtin_tool_factories
 
     registry = ToolRegistry()
     settings = config.settings
@@ -74,7 +74,7 @@ async def register_discovered_tools(config: Config, registry: ToolRegistry) -> l
     A discovered tool disabled by ``tools.core``/``tools.exclude`` is left out; one whose name
     is taken is skipped (and reported) instead of overwriting.
     """
-    from .._discovery.command_discovery import discover_command_tools
+    from qwen_tools._discovery.command_discovery import discover_command_tools
 
     report = await discover_command_tools(config)
     problems = list(report.problems)

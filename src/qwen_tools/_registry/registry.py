@@ -12,11 +12,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from .names import canonical_tool_name, tool_not_found_message
+from qwen_tools._registry.names import canonical_tool_name, tool_not_found_message
 
 if TYPE_CHECKING:  # the tool contract is imported by the tools themselves, when built
-    from .._contract.declarative import BaseDeclarativeTool, FunctionDeclaration
-    from .._contract.kinds import Kind
+    from qwen_tools._contract.declarative import BaseDeclarativeTool, FunctionDeclaration
+    from qwen_tools._contract.kinds import Kind
 
     AnyTool = BaseDeclarativeTool[Any]
 
@@ -209,6 +209,6 @@ class ToolRegistry:
 
     def export(self, fmt: ExportFormat) -> list[dict[str, Any]]:
         """The declarations in a provider's tool format (see :mod:`qwen_tools._registry.exporters`)."""
-        from .exporters import export_declarations
+        from qwen_tools._registry.exporters import export_declarations
 
         return export_declarations(self.get_function_declarations(), fmt, kinds=self.kinds())

@@ -43,8 +43,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .._fs.confined import fd_real_path
-from .._process.prctl import set_no_new_privs
+from qwen_tools._fs.confined import fd_real_path
+from qwen_tools._process.prctl import set_no_new_privs
 
 __all__ = ["LandlockError", "ReadPolicy", "abi_version", "program_files", "spawn_confined"]
 

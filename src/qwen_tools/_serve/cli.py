@@ -27,15 +27,15 @@ import signal
 import sys
 from typing import TYPE_CHECKING
 
-from .._cli.context import CliConfigError, open_session, report_config_error
-from .._cli.main import EXIT_CONFIG, EXIT_OK, EXIT_USAGE
+from qwen_tools._cli.context import CliConfigError, open_session, report_config_error
+from qwen_tools._cli.main import EXIT_CONFIG, EXIT_OK, EXIT_USAGE
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from pathlib import Path
 
-    from .._session.session import McpMode, Session
-    from .server import ToolServer
+    from qwen_tools._serve.server import ToolServer
+    from qwen_tools._session.session import McpMode, Session
 
 __all__ = [
     "DEFAULT_IDLE_TIMEOUT_S",
@@ -90,8 +90,8 @@ def session_factory(
     def open_one(roots: Sequence[Path] | None = None) -> Session:
         if not roots:
             return open_session(args, interactive=False, mcp=mcp, exclude_tools=SESSION_ONLY_TOOLS)
-        from .._config.workspace import WorkspaceContext
-        from .._session.session import Session
+        from qwen_tools._config.workspace import WorkspaceContext
+        from qwen_tools._session.session import Session
 
         mode = getattr(args, "approval_mode", None)
         return Session(
@@ -115,21 +115,21 @@ def build_tool_server(
     session is the caller's (after :meth:`ToolServer.shutdown`). ``open_client`` gives each
     client connection its own session (HTTP).
     """
-    from .server import ToolServer
+    from qwen_tools._serve.server import ToolServer
 
     return ToolServer(session.registry, session.config, open_session=open_client)
 
 
 def _stop_when_parent_exits(parent: int) -> None:
     """A server on stdio lives no longer than its client (the process that started it)."""
-    from .._process.parent import watch_parent
+    from qwen_tools._process.parent import watch_parent
 
     watch_parent(lambda: os.kill(os.getpid(), signal.SIGTERM), parent)
 
 
 async def _serve(session: Session, args: argparse.Namespace, parent: int) -> None:
-    from .self_guard import guard_servers
-    from .transports import serve_http, serve_stdio
+    from qwen_tools._serve.self_guard import guard_servers
+    from qwen_tools._serve.transports import serve_http, serve_stdio
 
     if args.transport == "stdio":
         _stop_when_parent_exits(parent)
@@ -171,7 +171,7 @@ def run_serve(args: argparse.Namespace) -> int:
         return EXIT_CONFIG
     _configure_logging()
 
-    from .transports import ListenError
+    from qwen_tools._serve.transports import ListenError
 
     try:
         asyncio.run(_serve(session, args, parent))

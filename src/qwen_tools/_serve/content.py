@@ -27,10 +27,10 @@ from urllib.parse import quote
 
 import mcp_types as types
 
-from .._contract.parts import FileDataPart, InlineDataPart
+from qwen_tools._contract.parts import FileDataPart, InlineDataPart
 
 if TYPE_CHECKING:
-    from .._execution.call_types import CompletedToolCall
+    from qwen_tools._execution.call_types import CompletedToolCall
 
 __all__ = ["call_result", "content_blocks", "media_content"]
 

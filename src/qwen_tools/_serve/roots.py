@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from .._fs.confined import path_within
+from qwen_tools._fs.confined import path_within
 
 __all__ = ["RootsRefused", "accept_roots", "client_roots"]
 

@@ -28,8 +28,8 @@ import json
 import os
 from urllib.parse import urlsplit
 
-from .._config.config import Config
-from .._config.tool_settings import McpServerConfig
+from qwen_tools._config.config import Config
+from qwen_tools._config.tool_settings import McpServerConfig
 
 __all__ = ["CHAIN_VAR", "MAX_DEPTH", "guard_servers", "starts_qwen_tools_serve"]
 

@@ -55,27 +55,27 @@ import anyio
 import mcp_types as types
 from mcp.server.lowlevel import Server
 
-from .._contract.abort import AbortController
-from .._contract.display import McpToolProgressDisplay, ToolResultDisplay
-from .._contract.well_formed import to_well_formed
-from .._execution.call_types import ToolCallRequest
-from .._execution.scheduler import ToolCallEvent, ToolScheduler
-from .._fs.read_cache import FileReadCache
-from .._registry.exporters import to_mcp_tools
-from .._version import __version__
-from .content import call_result
-from .roots import RootsRefused, client_roots
-from .wire_text import well_formed_result
+from qwen_tools._contract.abort import AbortController
+from qwen_tools._contract.display import McpToolProgressDisplay, ToolResultDisplay
+from qwen_tools._contract.well_formed import to_well_formed
+from qwen_tools._execution.call_types import ToolCallRequest
+from qwen_tools._execution.scheduler import ToolCallEvent, ToolScheduler
+from qwen_tools._fs.read_cache import FileReadCache
+from qwen_tools._registry.exporters import to_mcp_tools
+from qwen_tools._serve.content import call_result
+from qwen_tools._serve.roots import RootsRefused, client_roots
+from qwen_tools._serve.wire_text import well_formed_result
+from qwen_tools._version import __version__
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
 
-    from .._config.config import Config
-    from .._contract.declarative import BaseDeclarativeTool
-    from .._execution.call_types import CompletedToolCall
-    from .._mcp.manager import McpManager
-    from .._registry.registry import ToolRegistry
-    from .._session.session import Session
+    from qwen_tools._config.config import Config
+    from qwen_tools._contract.declarative import BaseDeclarativeTool
+    from qwen_tools._execution.call_types import CompletedToolCall
+    from qwen_tools._mcp.manager import McpManager
+    from qwen_tools._registry.registry import ToolRegistry
+    from qwen_tools._session.session import Session
 
 __all__ = ["PROGRESS_MESSAGE_CHARS", "ProgressSender", "ToolServer"]
 

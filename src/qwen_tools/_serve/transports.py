@@ -32,12 +32,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from .._process.supervisor import end_all
+from qwen_tools._process.supervisor import end_all
 
 if TYPE_CHECKING:
     from mcp.server.transport_security import TransportSecuritySettings
 
-    from .server import ToolServer
+    from qwen_tools._serve.server import ToolServer
 
 __all__ = [
     "MCP_PATH",
@@ -87,7 +87,7 @@ async def serve_stdio(app: ToolServer) -> None:
     """Serve ``app`` on stdin/stdout until the client closes stdin (or a stop signal)."""
     from mcp.server.stdio import stdio_server
 
-    from .wire_text import RepairingReadStream
+    from qwen_tools._serve.wire_text import RepairingReadStream
 
     stopping: list[asyncio.Task[None]] = []
 
@@ -182,7 +182,7 @@ async def serve_http(
     """
     import uvicorn
 
-    from .wire_text import RepairingHttpApp
+    from qwen_tools._serve.wire_text import RepairingHttpApp
 
     class _Server(uvicorn.Server):
         @contextmanager

@@ -28,8 +28,13 @@ import pydantic_core
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
-from .._contract.arg_limits import MAX_DEPTH, ArgumentsTextError, loads_arguments, prune_depth
-from .._contract.well_formed import well_formed_tree
+from qwen_tools._contract.arg_limits import (
+    MAX_DEPTH,
+    ArgumentsTextError,
+    loads_arguments,
+    prune_depth,
+)
+from qwen_tools._contract.well_formed import well_formed_tree
 
 __all__ = ["RepairingHttpApp", "RepairingReadStream", "repair_message", "well_formed_result"]
 

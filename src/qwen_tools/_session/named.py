@@ -25,8 +25,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from .._config.session import SessionState
-from .._config.tool_settings import ApprovalMode
+from qwen_tools._config.session import SessionState
+from qwen_tools._config.tool_settings import ApprovalMode
 
 __all__ = ["NamedSession", "SessionNameError", "validate_session_name"]
 
@@ -142,7 +142,7 @@ class NamedSession:
         one stored before (if any).
         """
         mode = approval_mode or self.approval_mode
-        from .._fs.atomic import write_bytes_atomic
+        from qwen_tools._fs.atomic import write_bytes_atomic
 
         data = {
             "version": _VERSION,

@@ -26,28 +26,28 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._config.config import Config, project_temp_dir, qwen_home
-from .._config.tool_settings import ApprovalMode
-from .._contract.abort import AbortSignal
-from .._contract.tool_context import ToolContext
+from qwen_tools._config.config import Config, project_temp_dir, qwen_home
+from qwen_tools._config.tool_settings import ApprovalMode
+from qwen_tools._contract.abort import AbortSignal
+from qwen_tools._contract.tool_context import ToolContext
 
 if TYPE_CHECKING:
-    from .._config.session import SessionState
-    from .._config.tool_settings import ToolSettings
-    from .._config.workspace import WorkspaceContext
-    from .._contract.declarative import BaseDeclarativeTool
-    from .._contract.display import ToolResultDisplay
-    from .._execution.call_types import (
+    from qwen_tools._config.session import SessionState
+    from qwen_tools._config.tool_settings import ToolSettings
+    from qwen_tools._config.workspace import WorkspaceContext
+    from qwen_tools._contract.declarative import BaseDeclarativeTool
+    from qwen_tools._contract.display import ToolResultDisplay
+    from qwen_tools._execution.call_types import (
         CompletedToolCall,
         ConfirmationHandler,
         ToolCallRequest,
     )
-    from .._execution.scheduler import ToolCallEvent, ToolScheduler
-    from .._mcp.manager import McpManager
-    from .._mcp.on_demand import McpOnDemand
-    from .._registry.exporters import ExportFormat
-    from .._registry.registry import ToolRegistry
-    from .named import NamedSession
+    from qwen_tools._execution.scheduler import ToolCallEvent, ToolScheduler
+    from qwen_tools._mcp.manager import McpManager
+    from qwen_tools._mcp.on_demand import McpOnDemand
+    from qwen_tools._registry.exporters import ExportFormat
+    from qwen_tools._registry.registry import ToolRegistry
+    from qwen_tools._session.named import NamedSession
 
 __all__ = ["McpMode", "Session"]
 
@@ -109,7 +109,7 @@ class Session:
             elif mode is not None:
                 config.approval_mode = mode
             if read_saved_output:
-                from .._execution.persisted_output import allow_reading_saved_output
+                from qwen_tools._execution.persisted_output import allow_reading_saved_output
 
                 allow_reading_saved_output(config)
         except BaseException:
@@ -128,7 +128,7 @@ class Session:
 
     @staticmethod
     def _open_named(cwd: Any, name: str, env: Mapping[str, str] | None) -> NamedSession:
-        from .named import NamedSession
+        from qwen_tools._session.named import NamedSession
 
         target = Path(os.path.realpath(os.fspath(cwd) if cwd is not None else os.getcwd()))
         directory = project_temp_dir(target, qwen_home(env)) / "sessions"
@@ -200,7 +200,7 @@ class Session:
         await self.aclose()
 
     async def _assemble(self) -> None:
-        from .._registry.defaults import build_registry_async
+        from qwen_tools._registry.defaults import build_registry_async
 
         registry = await build_registry_async(self.config)
         for excluded in self._exclude:
@@ -210,20 +210,20 @@ class Session:
         self._registry = registry
         if self._mcp_mode == "off" or not self.config.settings.mcp_servers:
             return
-        from .._mcp.manager import McpManager
+        from qwen_tools._mcp.manager import McpManager
 
         self._manager = McpManager(self.config)
         if self._mcp_mode == "connect":
-            from .._mcp.registration import register_mcp_tools
+            from qwen_tools._mcp.registration import register_mcp_tools
 
             await register_mcp_tools(registry, self._manager)
         else:
-            from .._mcp.on_demand import McpOnDemand
+            from qwen_tools._mcp.on_demand import McpOnDemand
 
             self._on_demand = await McpOnDemand(registry, self._manager).__aenter__()
 
     def _bound(self, extra: BaseDeclarativeTool[Any]) -> BaseDeclarativeTool[Any]:
-        from .._contract.model_tool import FunctionTool
+        from qwen_tools._contract.model_tool import FunctionTool
 
         if isinstance(extra, FunctionTool) and extra.context_param is not None:
             return extra.bind(self.context)
@@ -279,7 +279,7 @@ class Session:
 
     def scheduler(self, **options: Any) -> ToolScheduler:
         """A :class:`~qwen_tools.ToolScheduler` on this session (``confirm`` defaults to ours)."""
-        from .._execution.scheduler import ToolScheduler
+        from qwen_tools._execution.scheduler import ToolScheduler
 
         options.setdefault("confirm", self.confirm)
         return ToolScheduler(self.registry, self.config, **options)
@@ -315,7 +315,7 @@ class Session:
         on_output: Callable[[ToolResultDisplay], object] | None = None,
     ) -> CompletedToolCall:
         """Run one call; ``on_output`` receives its live output (shell commands)."""
-        from .._execution.call_types import ToolCallRequest
+        from qwen_tools._execution.call_types import ToolCallRequest
 
         def relay(event: ToolCallEvent) -> None:
             if on_output is not None and event.output is not None:

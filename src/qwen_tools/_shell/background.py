@@ -33,7 +33,7 @@ from typing import IO, TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:
     import asyncio
 
-    from .execution import PipeReader
+    from qwen_tools._shell.execution import PipeReader
 
 __all__ = ["BackgroundShell", "BackgroundShellRegistry", "BackgroundStatus", "status_path_for"]
 
@@ -124,13 +124,13 @@ class _OutputFile:
     """The output file of one shell: sniffed, decoded per stream, ANSI stripped, flushed."""
 
     def __init__(self, path: str) -> None:
-        from .output import ChunkSniffer
+        from qwen_tools._shell.output import ChunkSniffer
 
         self._handle: IO[str] | None = open(path, "w", encoding="utf-8", newline="")  # noqa: SIM115
         self._sniffer = ChunkSniffer()
 
     def write(self, data: bytes, stream: Literal["stdout", "stderr"]) -> None:
-        from .output import strip_ansi
+        from qwen_tools._shell.output import strip_ansi
 
         if self._handle is None or not self._sniffer.accept(data):
             return
@@ -180,7 +180,7 @@ class BackgroundShellRegistry:
         """
         import asyncio
 
-        from .execution import spawn_error_message, spawn_process
+        from qwen_tools._shell.execution import spawn_error_message, spawn_process
 
         os.makedirs(output_dir, exist_ok=True)
         import secrets  # imported when a background shell starts, not at startup
@@ -215,7 +215,7 @@ class BackgroundShellRegistry:
     ) -> None:
         import asyncio
 
-        from .execution import drain
+        from qwen_tools._shell.execution import drain
 
         try:
             await asyncio.shield(exited)
@@ -258,7 +258,7 @@ class BackgroundShellRegistry:
 
     @staticmethod
     def _kill_now(entry: BackgroundShell) -> None:
-        from .execution import kill_tree_now
+        from qwen_tools._shell.execution import kill_tree_now
 
         if entry.pid is not None and (entry._exited is None or _returncode(entry._exited) is None):
             kill_tree_now(entry.pid)
@@ -270,7 +270,7 @@ class BackgroundShellRegistry:
         """
         import asyncio
 
-        from .execution import kill_process_tree
+        from qwen_tools._shell.execution import kill_process_tree
 
         entry = self._entries.get(shell_id)
         if entry is None or entry.status != "running":
@@ -292,7 +292,7 @@ class BackgroundShellRegistry:
 
     def kill_all_now(self) -> None:
         """Synchronous last resort: ``SIGKILL`` every running shell's tree (no waiting)."""
-        from .execution import kill_tree_now
+        from qwen_tools._shell.execution import kill_tree_now
 
         for entry in self._entries.values():
             if entry.status == "running" and entry.pid is not None:

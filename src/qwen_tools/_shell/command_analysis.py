@@ -24,21 +24,27 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .git_config_risk import script_config_risk
-from .guards import (
+from qwen_tools._shell.git_config_risk import script_config_risk
+from qwen_tools._shell.guards import (
     SELF_KILL_REJECTION,
     blocked_sleep_message,
     detect_self_kill,
     shell_wrapper_script,
 )
-from .readonly_paths import outside_paths
-from .rules import command_rule
-from .safety import Safety, command_safety, git_config_makes_unsafe, redirect_safety, script_safety
-from .safety_rules import READ_ONLY_ROOTS
-from .sed_awk import merge_safety
-from .substitution import detect_command_substitution
-from .syntax import Group, Node, Script, SimpleCommand, iter_commands, parse_script
-from .text_scan import (
+from qwen_tools._shell.readonly_paths import outside_paths
+from qwen_tools._shell.rules import command_rule
+from qwen_tools._shell.safety import (
+    Safety,
+    command_safety,
+    git_config_makes_unsafe,
+    redirect_safety,
+    script_safety,
+)
+from qwen_tools._shell.safety_rules import READ_ONLY_ROOTS
+from qwen_tools._shell.sed_awk import merge_safety
+from qwen_tools._shell.substitution import detect_command_substitution
+from qwen_tools._shell.syntax import Group, Node, Script, SimpleCommand, iter_commands, parse_script
+from qwen_tools._shell.text_scan import (
     ENV_ASSIGNMENT,
     first_root,
     has_trailing_background_operator,

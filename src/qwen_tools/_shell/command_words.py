@@ -33,11 +33,11 @@ import re
 import shlex
 from dataclasses import dataclass
 
-from .braces import expand_braces
-from .sed_awk import has_brace_expansion
-from .substitution import detect_command_substitution, prepare_for_bashlex
-from .syntax import Group, Script, SimpleCommand, Word, parse_script
-from .text_scan import ENV_ASSIGNMENT, word_set
+from qwen_tools._shell.braces import expand_braces
+from qwen_tools._shell.sed_awk import has_brace_expansion
+from qwen_tools._shell.substitution import detect_command_substitution, prepare_for_bashlex
+from qwen_tools._shell.syntax import Group, Script, SimpleCommand, Word, parse_script
+from qwen_tools._shell.text_scan import ENV_ASSIGNMENT, word_set
 
 __all__ = ["EffectiveCommands", "effective_commands"]
 

@@ -34,8 +34,7 @@ from typing import Any
 
 from qwen_tools._contract.abort import AbortSignal
 from qwen_tools._process import supervisor
-
-from .output import DEFAULT_MAX_BUFFERED_BYTES, OutputCapture, Stream
+from qwen_tools._shell.output import DEFAULT_MAX_BUFFERED_BYTES, OutputCapture, Stream
 
 __all__ = [
     "INTERNAL_SECRET_ENV_VARS",

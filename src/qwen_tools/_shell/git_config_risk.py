@@ -36,7 +36,7 @@ import re
 import subprocess
 from collections.abc import Callable, Iterator, Mapping
 
-from .syntax import Script, iter_commands
+from qwen_tools._shell.syntax import Script, iter_commands
 
 __all__ = [
     "NEUTRAL_GIT_CONFIG",

@@ -14,8 +14,14 @@ from __future__ import annotations
 
 import re
 
-from .syntax import iter_commands, parse_script
-from .text_scan import ENV_ASSIGNMENT, split_commands, split_trailing_comment, tokenize, word_set
+from qwen_tools._shell.syntax import iter_commands, parse_script
+from qwen_tools._shell.text_scan import (
+    ENV_ASSIGNMENT,
+    split_commands,
+    split_trailing_comment,
+    tokenize,
+    word_set,
+)
 
 __all__ = [
     "SELF_KILL_REJECTION",

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from .._jstext import js_trim, utf16_len, utf16_prefix
+from qwen_tools._jstext import js_trim, utf16_len, utf16_prefix
 
 __all__ = [
     "BINARY_NOTICE",

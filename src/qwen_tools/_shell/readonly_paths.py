@@ -29,10 +29,10 @@ import os
 import re
 from collections.abc import Callable
 
-from .braces import expand_braces
-from .sed_awk import has_brace_expansion
-from .syntax import Script, Word, iter_commands
-from .text_scan import word_set
+from qwen_tools._shell.braces import expand_braces
+from qwen_tools._shell.sed_awk import has_brace_expansion
+from qwen_tools._shell.syntax import Script, Word, iter_commands
+from qwen_tools._shell.text_scan import word_set
 
 __all__ = ["outside_paths"]
 

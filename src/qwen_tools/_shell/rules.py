@@ -6,7 +6,7 @@ Leading options are skipped to find a subcommand; only the programs below have s
 
 from __future__ import annotations
 
-from .text_scan import word_set
+from qwen_tools._shell.text_scan import word_set
 
 __all__ = ["KNOWN_SUBCOMMANDS", "command_rule"]
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import re
 
-from .git_config_risk import script_config_risk
-from .safety_rules import classify_invocation, has_help
-from .sed_awk import Safety, has_pattern_expansion, merge_safety
-from .syntax import Node, Redirect, Script, SimpleCommand, Word
-from .text_scan import word_set
+from qwen_tools._shell.git_config_risk import script_config_risk
+from qwen_tools._shell.safety_rules import classify_invocation, has_help
+from qwen_tools._shell.sed_awk import Safety, has_pattern_expansion, merge_safety
+from qwen_tools._shell.syntax import Node, Redirect, Script, SimpleCommand, Word
+from qwen_tools._shell.text_scan import word_set
 
 __all__ = [
     "Safety",

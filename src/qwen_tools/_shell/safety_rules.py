@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-from .sed_awk import Safety, classify_awk, classify_sed, merge_safety
-from .text_scan import word_set
+from qwen_tools._shell.sed_awk import Safety, classify_awk, classify_sed, merge_safety
+from qwen_tools._shell.text_scan import word_set
 
 __all__ = ["READ_ONLY_ROOTS", "WRITE_ROOT", "classify_invocation", "has_help"]
 

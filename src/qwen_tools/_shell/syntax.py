@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .substitution import prepare_for_bashlex
+from qwen_tools._shell.substitution import prepare_for_bashlex
 
 __all__ = [
     "Group",

@@ -29,8 +29,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from .command_words import effective_commands
-from .text_scan import word_set
+from qwen_tools._shell.command_words import effective_commands
+from qwen_tools._shell.text_scan import word_set
 
 __all__ = ["VirtualOp", "VirtualOps", "virtual_operations"]
 

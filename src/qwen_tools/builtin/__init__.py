@@ -32,23 +32,22 @@ from qwen_tools._registry.registry import ToolFactory
 
 if TYPE_CHECKING:  # the static view of the lazy exports below
     from qwen_tools._contract.declarative import BaseDeclarativeTool
-
-    from .edit import EditTool as EditTool
-    from .enter_plan_mode import EnterPlanModeTool as EnterPlanModeTool
-    from .exit_plan_mode import ExitPlanModeTool as ExitPlanModeTool
-    from .glob import GlobTool as GlobTool
-    from .grep import GrepTool as GrepTool
-    from .list_directory import ListDirectoryTool as ListDirectoryTool
-    from .read_file import ReadFileTool as ReadFileTool
-    from .read_many_files import ReadManyFilesTool as ReadManyFilesTool
-    from .save_memory import SaveMemoryTool as SaveMemoryTool
-    from .shell import ShellTool as ShellTool
-    from .task import TaskTool as TaskTool
-    from .task_stop import TaskStopTool as TaskStopTool
-    from .todo_write import TodoWriteTool as TodoWriteTool
-    from .web_fetch import WebFetchTool as WebFetchTool
-    from .web_search import WebSearchTool as WebSearchTool
-    from .write_file import WriteFileTool as WriteFileTool
+    from qwen_tools.builtin.edit import EditTool as EditTool
+    from qwen_tools.builtin.enter_plan_mode import EnterPlanModeTool as EnterPlanModeTool
+    from qwen_tools.builtin.exit_plan_mode import ExitPlanModeTool as ExitPlanModeTool
+    from qwen_tools.builtin.glob import GlobTool as GlobTool
+    from qwen_tools.builtin.grep import GrepTool as GrepTool
+    from qwen_tools.builtin.list_directory import ListDirectoryTool as ListDirectoryTool
+    from qwen_tools.builtin.read_file import ReadFileTool as ReadFileTool
+    from qwen_tools.builtin.read_many_files import ReadManyFilesTool as ReadManyFilesTool
+    from qwen_tools.builtin.save_memory import SaveMemoryTool as SaveMemoryTool
+    from qwen_tools.builtin.shell import ShellTool as ShellTool
+    from qwen_tools.builtin.task import TaskTool as TaskTool
+    from qwen_tools.builtin.task_stop import TaskStopTool as TaskStopTool
+    from qwen_tools.builtin.todo_write import TodoWriteTool as TodoWriteTool
+    from qwen_tools.builtin.web_fetch import WebFetchTool as WebFetchTool
+    from qwen_tools.builtin.web_search import WebSearchTool as WebSearchTool
+    from qwen_tools.builtin.write_file import WriteFileTool as WriteFileTool
 
 _TOOLS: dict[str, tuple[str, str]] = {
     # tool name: (module, class), in the order the tools are registered

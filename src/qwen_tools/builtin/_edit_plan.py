@@ -16,15 +16,14 @@ from typing import Any
 from qwen_tools._contract.errors import ToolErrorType
 from qwen_tools._fs.confined import read_confined_bytes
 from qwen_tools._fs.text_file import DEFAULT_TEXT_INFO, TextEncodingInfo, decode_text_file
-
-from ._edit_matching import (
+from qwen_tools.builtin._edit_matching import (
     apply_replacement,
     closest_match_hint,
     count_occurrences,
     maybe_augment_old_string_for_deletion,
     normalize_edit_strings,
 )
-from ._paths import node_error_message
+from qwen_tools.builtin._paths import node_error_message
 
 __all__ = ["CurrentFile", "EditPlan", "EditPlanError", "error_message", "plan_edit", "read_current"]
 

@@ -32,11 +32,10 @@ from qwen_tools._contract.errors import ToolError, ToolErrorType
 from qwen_tools._contract.parts import InlineDataPart
 from qwen_tools._fs.confined import ConfinedOpener, OutsideRootsError
 from qwen_tools._fs.text_file import decode_text
-
-from ._file_open import OpenedFile, read_all
-from ._file_types import FileType, detect_file_type, media_mime_type
-from ._paths import display_relative, js_to_fixed, node_error_message
-from ._text_window import LargeTextError, format_window, read_window
+from qwen_tools.builtin._file_open import OpenedFile, read_all
+from qwen_tools.builtin._file_types import FileType, detect_file_type, media_mime_type
+from qwen_tools.builtin._paths import display_relative, js_to_fixed, node_error_message
+from qwen_tools.builtin._text_window import LargeTextError, format_window, read_window
 
 __all__ = [
     "FileContent",
@@ -304,7 +303,7 @@ def _inline(path: str, data: bytes, mime: str, display: str) -> FileContent:
 
 
 def _pdf(opened: OpenedFile, rel: str, pages: str | None) -> FileContent:
-    from ._pdf import PdfPagesError, extract_pages, large_pdf_guidance, page_count
+    from qwen_tools.builtin._pdf import PdfPagesError, extract_pages, large_pdf_guidance, page_count
 
     path, info = opened.path, opened.info
     size_mb = info.st_size / (1024 * 1024)
@@ -346,7 +345,7 @@ def _pdf(opened: OpenedFile, rel: str, pages: str | None) -> FileContent:
 
 
 def _notebook(opened: OpenedFile, rel: str) -> FileContent:
-    from ._notebook import NotebookError, render_notebook
+    from qwen_tools.builtin._notebook import NotebookError, render_notebook
 
     path = opened.path
     try:

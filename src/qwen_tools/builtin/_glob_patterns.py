@@ -17,7 +17,7 @@ from typing import TypeAlias
 import bracex
 from wcmatch import fnmatch, glob as wcglob
 
-from ._paths import js_join, js_resolve
+from qwen_tools.builtin._paths import js_join, js_resolve
 
 __all__ = [
     "GLOB_FLAGS",

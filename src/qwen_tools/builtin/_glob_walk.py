@@ -26,8 +26,7 @@ from qwen_tools._config.config import Config
 from qwen_tools._config.ignore_rules import EntryFilter, never_ignored
 from qwen_tools._contract.abort import AbortSignal
 from qwen_tools._fs.confined import ConfinedOpener, OutsideRootsError
-
-from ._glob_patterns import (
+from qwen_tools.builtin._glob_patterns import (
     GlobAutomaton,
     GlobStep,
     Segment,
@@ -36,7 +35,7 @@ from ._glob_patterns import (
     escape_glob,
     globstar_closure,
 )
-from ._paths import js_join
+from qwen_tools.builtin._paths import js_join
 
 __all__ = ["GlobAborted", "GlobMatch", "GlobWalker"]
 

@@ -45,11 +45,15 @@ from dataclasses import dataclass
 from qwen_tools._config.ignore_rules import IgnoreSource, load_ignore_file
 from qwen_tools._contract.abort import AbortSignal
 from qwen_tools._fs.confined import ConfinedOpener, open_confined
-
-from ._regex_translate import NEWLINE_ERROR, LineRegex, RegexUnsupported, compile_line_regex
-from ._rg_glob import GlobError, Override, compile_override
-from ._rg_sandbox import global_excludes_path
-from ._ripgrep import (
+from qwen_tools.builtin._regex_translate import (
+    NEWLINE_ERROR,
+    LineRegex,
+    RegexUnsupported,
+    compile_line_regex,
+)
+from qwen_tools.builtin._rg_glob import GlobError, Override, compile_override
+from qwen_tools.builtin._rg_sandbox import global_excludes_path
+from qwen_tools.builtin._ripgrep import (
     ABORTED_MESSAGE,
     MAX_BUFFER,
     GrepMatch,

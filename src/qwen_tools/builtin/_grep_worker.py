@@ -34,10 +34,15 @@ import time
 from pathlib import Path
 
 from qwen_tools._contract.abort import AbortSignal
-
-from ._rg_sandbox import global_excludes_path
-from ._ripgrep import ABORTED_MESSAGE, GrepMatch, SearchOutcome, SearchRequest, timeout_message
-from ._search_child import Child, run_blocking
+from qwen_tools.builtin._rg_sandbox import global_excludes_path
+from qwen_tools.builtin._ripgrep import (
+    ABORTED_MESSAGE,
+    GrepMatch,
+    SearchOutcome,
+    SearchRequest,
+    timeout_message,
+)
+from qwen_tools.builtin._search_child import Child, run_blocking
 
 __all__ = ["MAX_IDLE", "busy_worker_pids", "close_idle_workers", "run_python_search"]
 
@@ -99,7 +104,7 @@ def _cap_cpu(seconds: float) -> None:
 
 def serve() -> None:
     """The worker's loop: one request in, one outcome out, until stdin ends."""
-    from ._grep_fallback import python_search
+    from qwen_tools.builtin._grep_fallback import python_search
 
     sys.stdout = sys.stderr  # fd 1 carries frames only
     signal.signal(signal.SIGINT, signal.SIG_IGN)

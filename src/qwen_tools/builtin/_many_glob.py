@@ -31,9 +31,14 @@ from wcmatch import glob as wcglob
 
 from qwen_tools._contract.abort import AbortSignal
 from qwen_tools._fs.confined import ConfinedOpener
-
-from ._glob_patterns import Globstar, Segment, compile_glob, escape_glob, globstar_closure
-from ._paths import js_join, js_resolve
+from qwen_tools.builtin._glob_patterns import (
+    Globstar,
+    Segment,
+    compile_glob,
+    escape_glob,
+    globstar_closure,
+)
+from qwen_tools.builtin._paths import js_join, js_resolve
 
 __all__ = ["DEFAULT_EXCLUDES", "FileSearch", "SearchAborted", "search_files"]
 

@@ -24,16 +24,15 @@ from qwen_tools._config.config import Config
 from qwen_tools._contract.abort import AbortSignal
 from qwen_tools._contract.errors import ToolErrorType
 from qwen_tools._fs.confined import ConfinedOpener
-
-from ._file_content import (
+from qwen_tools.builtin._file_content import (
     FileContent,
     open_for_read,
     process_opened,
     read_opener,
     relative_for_display,
 )
-from ._file_types import FileType, detect_file_type, js_extname, media_mime_type
-from ._paths import escape_control_chars
+from qwen_tools.builtin._file_types import FileType, detect_file_type, js_extname, media_mime_type
+from qwen_tools.builtin._paths import escape_control_chars
 
 __all__ = ["ASSET_REASON", "Outcome", "outside_reason", "read_all"]
 

@@ -16,7 +16,7 @@ import stat
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING, Any
 
-from .._jstext import js_trim
+from qwen_tools._jstext import js_trim
 
 if TYPE_CHECKING:
     from qwen_tools._config.config import Config

@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import re
 
-from . import _unicode_sets as U
+from qwen_tools.builtin import _unicode_sets as U
 
 __all__ = [
     "ANY",

@@ -21,8 +21,8 @@ from __future__ import annotations
 import functools
 import re
 
-from . import _unicode_sets as U
-from ._regex_classes import (
+from qwen_tools.builtin import _unicode_sets as U
+from qwen_tools.builtin._regex_classes import (
     ANY,
     JS_DOT,
     NATIVE_BOUNDARIES,

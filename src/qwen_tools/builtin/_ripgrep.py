@@ -39,9 +39,8 @@ from pathlib import Path
 
 from qwen_tools._contract.abort import AbortSignal
 from qwen_tools._sandbox.landlock import spawn_confined
-
-from ._rg_sandbox import rg_confinement
-from ._search_child import Child, pump_output, run_blocking
+from qwen_tools.builtin._rg_sandbox import rg_confinement
+from qwen_tools.builtin._search_child import Child, pump_output, run_blocking
 
 __all__ = [
     "ABORTED_MESSAGE",

@@ -75,7 +75,7 @@ def parse_http_url(url: str) -> SplitResult | None:
     if port is not None and not 0 <= port <= 65535:
         return None
     if ":" in host:  # bracketed IPv6 literal
-        from ._web_address import parse_ip
+        from qwen_tools.builtin._web_address import parse_ip
 
         return parts if parse_ip(host) is not None else None
     if _FORBIDDEN_HOST.search(host):

@@ -26,10 +26,9 @@ import anyio
 from qwen_tools._config.config import Config
 from qwen_tools._contract.abort import AbortSignal
 from qwen_tools._version import __version__
-
-from ._web_address import AddressPolicy, is_private_host
-from ._web_binary import Sniffed, is_binary_response, pdf_text, save_binary, sniff
-from ._web_content import (
+from qwen_tools.builtin._web_address import AddressPolicy, is_private_host
+from qwen_tools.builtin._web_binary import Sniffed, is_binary_response, pdf_text, save_binary, sniff
+from qwen_tools.builtin._web_content import (
     MAX_CONTENT_CHARS,
     MAX_HTML_CHARS,
     decode_text,
@@ -38,7 +37,7 @@ from ._web_content import (
     js_hostname,
     parse_http_url,
 )
-from ._web_http import (
+from qwen_tools.builtin._web_http import (
     CrossHostRedirect,
     FetchedResponse,
     FetchError,

@@ -32,8 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from qwen_tools._contract.abort import AbortSignal
-
-from ._web_address import AddressPolicy, IPAddress, parse_ip
+from qwen_tools.builtin._web_address import AddressPolicy, IPAddress, parse_ip
 
 if TYPE_CHECKING:
     import httpx

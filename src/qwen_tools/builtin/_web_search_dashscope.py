@@ -9,8 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from qwen_tools._contract.abort import AbortSignal
-
-from ._web_search_base import SearchFailure, SearchOutcome, SearchProvider, item, request_json
+from qwen_tools.builtin._web_search_base import (
+    SearchFailure,
+    SearchOutcome,
+    SearchProvider,
+    item,
+    request_json,
+)
 
 __all__ = ["DashScopeProvider"]
 

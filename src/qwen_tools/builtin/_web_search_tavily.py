@@ -10,8 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from qwen_tools._contract.abort import AbortSignal
-
-from ._web_search_base import SearchOutcome, SearchProvider, item, request_json
+from qwen_tools.builtin._web_search_base import SearchOutcome, SearchProvider, item, request_json
 
 __all__ = ["TavilyProvider"]
 

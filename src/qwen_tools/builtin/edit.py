@@ -49,10 +49,9 @@ from qwen_tools._fs.read_cache import PriorReadProblem
 from qwen_tools._fs.text_file import DEFAULT_TEXT_INFO
 from qwen_tools._fs.write_target import make_parent_dirs
 from qwen_tools._jstext import js_trim
-
-from ._edit_matching import extract_edit_snippet
-from ._edit_plan import EditPlan, error_message, plan_edit, read_current
-from ._paths import make_relative, shorten_path, unescape_path
+from qwen_tools.builtin._edit_matching import extract_edit_snippet
+from qwen_tools.builtin._edit_plan import EditPlan, error_message, plan_edit, read_current
+from qwen_tools.builtin._paths import make_relative, shorten_path, unescape_path
 
 __all__ = ["EditInvocation", "EditModifyContext", "EditTool"]
 

@@ -50,8 +50,7 @@ from qwen_tools._contract.invocation import BaseToolInvocation, ToolInvocation, 
 from qwen_tools._contract.kinds import Kind
 from qwen_tools._contract.results import ToolResult
 from qwen_tools._jstext import js_trim
-
-from ._paths import is_subpath
+from qwen_tools.builtin._paths import is_subpath
 
 __all__ = ["ExitPlanModeTool", "plan_file_path"]
 

@@ -37,10 +37,14 @@ from qwen_tools._contract.kinds import Kind
 from qwen_tools._contract.results import ToolResult
 from qwen_tools._fs.confined import OutsideRootsError
 from qwen_tools._jstext import js_trim
-
-from ._collation import collation_key
-from ._glob_walk import GlobAborted, GlobMatch, GlobWalker
-from ._paths import check_search_path, escape_control_chars, format_display_path, resolve_path
+from qwen_tools.builtin._collation import collation_key
+from qwen_tools.builtin._glob_walk import GlobAborted, GlobMatch, GlobWalker
+from qwen_tools.builtin._paths import (
+    check_search_path,
+    escape_control_chars,
+    format_display_path,
+    resolve_path,
+)
 
 __all__ = ["GlobTool"]
 

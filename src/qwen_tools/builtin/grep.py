@@ -67,18 +67,17 @@ from qwen_tools._contract.kinds import Kind
 from qwen_tools._contract.results import ToolResult
 from qwen_tools._jstext import js_trim, utf16_len, utf16_prefix
 from qwen_tools._sandbox.landlock import LandlockError
-
-from ._grep_worker import run_python_search
-from ._js_regex import js_regex_error
-from ._paths import (
+from qwen_tools.builtin._grep_worker import run_python_search
+from qwen_tools.builtin._js_regex import js_regex_error
+from qwen_tools.builtin._paths import (
     check_search_path,
     escape_control_chars,
     format_display_path,
     js_resolve,
     resolve_path,
 )
-from ._rg_sandbox import confinement_works
-from ._ripgrep import (
+from qwen_tools.builtin._rg_sandbox import confinement_works
+from qwen_tools.builtin._ripgrep import (
     ABORTED_MESSAGE,
     AnyMatch,
     SearchOutcome,

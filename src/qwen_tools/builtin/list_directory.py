@@ -43,9 +43,8 @@ from qwen_tools._contract.kinds import Kind
 from qwen_tools._contract.results import ToolResult
 from qwen_tools._fs.confined import OutsideRootsError
 from qwen_tools._jstext import js_trim
-
-from ._collation import collation_key
-from ._paths import (
+from qwen_tools.builtin._collation import collation_key
+from qwen_tools.builtin._paths import (
     escape_control_chars,
     js_resolve,
     make_relative,

@@ -56,12 +56,16 @@ from qwen_tools._contract.invocation import (
 from qwen_tools._contract.kinds import Kind
 from qwen_tools._contract.results import ToolResult
 from qwen_tools._jstext import js_trim
-
-from ._file_content import FileContent, open_for_read, process_opened, relative_for_display
-from ._file_open import OpenedFile
-from ._file_types import js_extname
-from ._paths import js_resolve, make_relative, shorten_path, unescape_path
-from ._pdf import PDF_MAX_PAGES_PER_READ, parse_page_range
+from qwen_tools.builtin._file_content import (
+    FileContent,
+    open_for_read,
+    process_opened,
+    relative_for_display,
+)
+from qwen_tools.builtin._file_open import OpenedFile
+from qwen_tools.builtin._file_types import js_extname
+from qwen_tools.builtin._paths import js_resolve, make_relative, shorten_path, unescape_path
+from qwen_tools.builtin._pdf import PDF_MAX_PAGES_PER_READ, parse_page_range
 
 __all__ = ["ReadFileTool"]
 

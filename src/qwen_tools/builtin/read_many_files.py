@@ -42,11 +42,10 @@ from qwen_tools._contract.invocation import BaseToolInvocation, ToolInvocation, 
 from qwen_tools._contract.kinds import Kind
 from qwen_tools._contract.parts import PartUnion
 from qwen_tools._contract.results import ToolResult
-
-from ._file_content import FileContent
-from ._many_glob import DEFAULT_EXCLUDES, SearchAborted, search_files
-from ._many_reader import outside_reason, read_all
-from ._paths import escape_control_chars
+from qwen_tools.builtin._file_content import FileContent
+from qwen_tools.builtin._many_glob import DEFAULT_EXCLUDES, SearchAborted, search_files
+from qwen_tools.builtin._many_reader import outside_reason, read_all
+from qwen_tools.builtin._paths import escape_control_chars
 
 __all__ = ["ReadManyFilesTool"]
 

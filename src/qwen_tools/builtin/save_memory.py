@@ -51,8 +51,7 @@ from qwen_tools._fs.confined import OutsideRootsError
 from qwen_tools._fs.diff import format_patch, structured_patch
 from qwen_tools._fs.write_target import make_parent_dirs
 from qwen_tools._jstext import js_trim
-
-from ._memory_file import (
+from qwen_tools.builtin._memory_file import (
     InvalidContextFileName,
     MemoryScope,
     add_memory_entry,
@@ -62,7 +61,7 @@ from ._memory_file import (
     read_memory_file,
     write_memory_file,
 )
-from ._paths import node_error_message, tildeify_path
+from qwen_tools.builtin._paths import node_error_message, tildeify_path
 
 __all__ = ["SaveMemoryTool"]
 

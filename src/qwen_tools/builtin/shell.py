@@ -64,8 +64,12 @@ from qwen_tools._shell.command_analysis import (
 from qwen_tools._shell.execution import run_foreground, shell_argv, shell_env
 from qwen_tools._shell.git_config_risk import with_neutral_git_config
 from qwen_tools._shell.sandbox import SandboxPolicy, SandboxUnavailable, wrap_command
-
-from ._shell_result import background_started, build_result, git_commit_refused, runs_git_commit
+from qwen_tools.builtin._shell_result import (
+    background_started,
+    build_result,
+    git_commit_refused,
+    runs_git_commit,
+)
 
 __all__ = ["ShellTool", "shell_output_threshold"]
 

@@ -42,11 +42,10 @@ from qwen_tools._contract.kinds import Kind
 from qwen_tools._contract.parts import TextPart
 from qwen_tools._contract.results import ToolResult
 from qwen_tools._registry.names import ToolDisplayNames, ToolNames
-
-from ._task_display import TaskDisplayTracker
-from ._task_params import check_task_params, unsupported_param
-from ._task_request import SubagentNotRunnable, build_request
-from ._task_result import llm_text_for, model_visible_text
+from qwen_tools.builtin._task_display import TaskDisplayTracker
+from qwen_tools.builtin._task_params import check_task_params, unsupported_param
+from qwen_tools.builtin._task_request import SubagentNotRunnable, build_request
+from qwen_tools.builtin._task_result import llm_text_for, model_visible_text
 
 __all__ = ["TaskTool", "task_description"]
 

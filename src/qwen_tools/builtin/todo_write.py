@@ -37,9 +37,8 @@ from qwen_tools._contract.display import TodoItem, TodoListDisplay, TodoStatus
 from qwen_tools._contract.invocation import BaseToolInvocation, ToolInvocation, UpdateOutput
 from qwen_tools._contract.kinds import Kind
 from qwen_tools._contract.results import ToolResult
-
-from ._paths import node_error_message
-from ._todo_store import (
+from qwen_tools.builtin._paths import node_error_message
+from qwen_tools.builtin._todo_store import (
     CYCLE_ERROR,
     TodoPlan,
     js_equal,

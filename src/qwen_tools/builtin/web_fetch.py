@@ -38,8 +38,7 @@ from qwen_tools._contract.errors import ToolError, ToolErrorType
 from qwen_tools._contract.invocation import BaseToolInvocation, ToolInvocation, UpdateOutput
 from qwen_tools._contract.kinds import Kind
 from qwen_tools._contract.results import ToolResult
-
-from ._web_content import (
+from qwen_tools.builtin._web_content import (
     en_us,
     format_byte_size,
     has_http_scheme,
@@ -47,8 +46,13 @@ from ._web_content import (
     parse_http_url,
     rewrite_github_blob_url,
 )
-from ._web_fetch_entry import MAX_RESPONSE_BYTES, FetchEntry, fetch_entry, plan_fetch
-from ._web_http import CrossHostRedirect, FetchError, Resolver
+from qwen_tools.builtin._web_fetch_entry import (
+    MAX_RESPONSE_BYTES,
+    FetchEntry,
+    fetch_entry,
+    plan_fetch,
+)
+from qwen_tools.builtin._web_http import CrossHostRedirect, FetchError, Resolver
 
 __all__ = ["WebFetchTool"]
 

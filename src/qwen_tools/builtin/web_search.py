@@ -37,11 +37,10 @@ from qwen_tools._contract.errors import ToolError, ToolErrorType
 from qwen_tools._contract.invocation import BaseToolInvocation, ToolInvocation, UpdateOutput
 from qwen_tools._contract.kinds import Kind
 from qwen_tools._contract.results import ToolResult
-
-from ._web_search_base import SearchFailure, SearchProvider, format_results
-from ._web_search_dashscope import DashScopeProvider
-from ._web_search_google import GoogleProvider
-from ._web_search_tavily import TavilyProvider
+from qwen_tools.builtin._web_search_base import SearchFailure, SearchProvider, format_results
+from qwen_tools.builtin._web_search_dashscope import DashScopeProvider
+from qwen_tools.builtin._web_search_google import GoogleProvider
+from qwen_tools.builtin._web_search_tavily import TavilyProvider
 
 __all__ = ["WebSearchTool", "web_search_enabled"]
 

@@ -79,8 +79,7 @@ from qwen_tools._fs.text_file import (
 )
 from qwen_tools._fs.write_target import make_parent_dirs
 from qwen_tools._jstext import js_trim
-
-from ._paths import make_relative, node_error_message, shorten_path, unescape_path
+from qwen_tools.builtin._paths import make_relative, node_error_message, shorten_path, unescape_path
 
 __all__ = ["WriteFileModifyContext", "WriteFileTool"]
 

@@ -37,6 +37,6 @@ def add_chat_parser(
 
 def run_chat(args: argparse.Namespace) -> int:
     """Run the interactive session; returns the process exit code."""
-    from .app import run_chat_command
+    from qwen_tools._cli.chat.app import run_chat_command
 
     return run_chat_command(args)

@@ -14,23 +14,23 @@ import asyncio
 import sys
 from typing import TYPE_CHECKING
 
-from ..main import EXIT_OK, EXIT_USAGE
-from .commands import run_command
-from .prompt import INTERRUPT, ChatPrompt, history_path
-from .screen import ChatView
-from .terminal import TurnTerminal
+from qwen_tools._cli.chat.commands import run_command
+from qwen_tools._cli.chat.prompt import INTERRUPT, ChatPrompt, history_path
+from qwen_tools._cli.chat.screen import ChatView
+from qwen_tools._cli.chat.terminal import TurnTerminal
+from qwen_tools._cli.main import EXIT_OK, EXIT_USAGE
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from ..._agent.events import Finished
-    from ..._agent.loop import AgentLoop
-    from ..._agent.session import AgentSession
-    from ..._config.config import Config
-    from ..._contract.abort import AbortController
-    from ..._model.model_config import ModelConfig
-    from ..._registry.registry import ToolRegistry
-    from ..._session.session import Session
+    from qwen_tools._agent.events import Finished
+    from qwen_tools._agent.loop import AgentLoop
+    from qwen_tools._agent.session import AgentSession
+    from qwen_tools._config.config import Config
+    from qwen_tools._contract.abort import AbortController
+    from qwen_tools._model.model_config import ModelConfig
+    from qwen_tools._registry.registry import ToolRegistry
+    from qwen_tools._session.session import Session
 
 NEEDS_TERMINAL = "qwen-tools chat needs a terminal; for scripts use `qwen-tools run PROMPT`."
 
@@ -64,8 +64,8 @@ class ChatApp:
 
     async def run(self) -> int:
         """Prompt, run, repeat until /quit, Ctrl-D or two Ctrl-C on an empty prompt."""
-        from ..._agent.session import AgentSession
-        from .dialog import chat_confirm_handler
+        from qwen_tools._agent.session import AgentSession
+        from qwen_tools._cli.chat.dialog import chat_confirm_handler
 
         confirm = chat_confirm_handler(self.registry, self.view, self.interrupt)
         async with AgentSession(self.config, self.registry, self.model, confirm=confirm) as agent:
@@ -112,7 +112,7 @@ class ChatApp:
 
     async def turn(self, text: str) -> None:
         """Send one prompt and show everything until the loop finishes."""
-        from ..._contract.abort import AbortController
+        from qwen_tools._contract.abort import AbortController
 
         loop = self._loop
         assert loop is not None
@@ -141,8 +141,8 @@ class ChatApp:
         self._conclude(finished)
 
     def _conclude(self, finished: Finished | None) -> None:
-        from ..._agent.events import StopReason
-        from ..run_cmd import TURN_LIMIT_MESSAGE
+        from qwen_tools._agent.events import StopReason
+        from qwen_tools._cli.run_cmd import TURN_LIMIT_MESSAGE
 
         if finished is None:
             self.console.print("[yellow]Interrupted.[/] [dim](this turn was forgotten)[/]")
@@ -177,7 +177,7 @@ def _is_command(line: str) -> bool:
 
 def run_chat_command(args: argparse.Namespace) -> int:
     """Entry point of ``qwen-tools chat``."""
-    from ..run_cmd import open_agent_session
+    from qwen_tools._cli.run_cmd import open_agent_session
 
     opened = open_agent_session(args)
     if isinstance(opened, int):

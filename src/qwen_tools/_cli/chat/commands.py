@@ -6,13 +6,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from ..._config.tool_settings import ApprovalMode
+from qwen_tools._config.tool_settings import ApprovalMode
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from ..._config.config import Config
-    from ..._registry.registry import ToolRegistry
+    from qwen_tools._config.config import Config
+    from qwen_tools._registry.registry import ToolRegistry
 
 
 class CommandHost(Protocol):

@@ -14,20 +14,20 @@ import io
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..._contract.confirmation import (
+from qwen_tools._cli.chat.displays import diff_lines
+from qwen_tools._cli.confirm import confirmation_choices, offers_editor
+from qwen_tools._contract.confirmation import (
     ToolCallConfirmationDetails,
     ToolConfirmationOutcome,
     ToolConfirmationPayload,
 )
-from ..confirm import confirmation_choices, offers_editor
-from .displays import diff_lines
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
-    from ..._execution.call_types import ConfirmationHandler, ToolCallRequest
-    from ..._registry.registry import ToolRegistry
-    from .screen import ChatView
+    from qwen_tools._cli.chat.screen import ChatView
+    from qwen_tools._execution.call_types import ConfirmationHandler, ToolCallRequest
+    from qwen_tools._registry.registry import ToolRegistry
 
 Choice = tuple[str, str, ToolConfirmationOutcome]
 
@@ -53,7 +53,7 @@ def details_body(details: ToolCallConfirmationDetails, max_lines: int) -> Render
     from rich.console import Group
     from rich.text import Text
 
-    from .markdown import ChatMarkdown as Markdown
+    from qwen_tools._cli.chat.markdown import ChatMarkdown as Markdown
 
     if details.type == "edit":
         return diff_lines(details.file_diff, max_lines)
@@ -175,7 +175,7 @@ def chat_confirm_handler(
     "Modify with external editor" is offered for a modifiable tool's edits when ``$VISUAL``
     or ``$EDITOR`` is set, as ``call`` does; the editor runs with the terminal given back.
     """
-    from .tool_box import CallView
+    from qwen_tools._cli.chat.tool_box import CallView
 
     async def ask(
         request: ToolCallRequest, details: ToolCallConfirmationDetails

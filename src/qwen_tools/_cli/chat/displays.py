@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ..._contract.display import (
+from qwen_tools._contract.display import (
     FileDiff,
     McpToolProgressDisplay,
     PlanSummaryDisplay,
@@ -115,7 +115,7 @@ def plan_view(display: PlanSummaryDisplay) -> RenderableType:
     from rich.console import Group
     from rich.text import Text
 
-    from .markdown import ChatMarkdown as Markdown
+    from qwen_tools._cli.chat.markdown import ChatMarkdown as Markdown
 
     style = "yellow" if display.rejected else "bold"
     return Group(Text(display.message, style=style), Markdown(display.plan))
@@ -194,7 +194,7 @@ def display_view(
         return None
     lines = display.count("\n") + 1
     if markdown and lines <= MAX_TEXT_LINES:
-        from .markdown import ChatMarkdown as Markdown
+        from qwen_tools._cli.chat.markdown import ChatMarkdown as Markdown
 
         return Markdown(display)
     return text_tail(display)

@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from ..._config.tool_settings import ApprovalMode
-from .commands import command_names
+from qwen_tools._cli.chat.commands import command_names
+from qwen_tools._config.tool_settings import ApprovalMode
 
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from prompt_toolkit.key_binding import KeyBindings
     from prompt_toolkit.styles import Style
 
-    from ..._config.config import Config
+    from qwen_tools._config.config import Config
 
 INTERRUPT: Final = "\x03"
 """What :meth:`ChatPrompt.read` returns for Ctrl-C on an empty prompt."""

@@ -16,18 +16,18 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..._execution.scheduler import ToolCallStatus
-from .stream_view import TailView, message_renderable, thought_renderable
-from .tool_box import CallView
+from qwen_tools._cli.chat.stream_view import TailView, message_renderable, thought_renderable
+from qwen_tools._cli.chat.tool_box import CallView
+from qwen_tools._execution.scheduler import ToolCallStatus
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
     from rich.live import Live
 
-    from ..._agent.events import AgentEvent
-    from ..._contract.display import ToolResultDisplay
-    from ..._execution.call_types import CompletedToolCall, ToolCallRequest
-    from ..._registry.registry import ToolRegistry
+    from qwen_tools._agent.events import AgentEvent
+    from qwen_tools._contract.display import ToolResultDisplay
+    from qwen_tools._execution.call_types import CompletedToolCall, ToolCallRequest
+    from qwen_tools._registry.registry import ToolRegistry
 
 FPS = 12
 
@@ -157,7 +157,7 @@ class ChatView:
 
     def handle(self, event: AgentEvent) -> None:
         """Take in one event of the agent loop."""
-        from ..._agent import events as ev
+        from qwen_tools._agent import events as ev
 
         if isinstance(event, ev.TextDelta):
             self.text_delta(event.text)

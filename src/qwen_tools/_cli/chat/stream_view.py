@@ -16,7 +16,7 @@ def message_renderable(text: str, *, markdown: bool = True) -> RenderableType:
     from rich.table import Table
     from rich.text import Text
 
-    from .markdown import ChatMarkdown as Markdown
+    from qwen_tools._cli.chat.markdown import ChatMarkdown as Markdown
 
     grid = Table.grid(padding=(0, 1))
     grid.add_column(width=1, no_wrap=True)

@@ -12,15 +12,15 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..._execution.scheduler import ToolCallStatus
-from .displays import display_view, text_tail
+from qwen_tools._cli.chat.displays import display_view, text_tail
+from qwen_tools._execution.scheduler import ToolCallStatus
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
-    from ..._contract.display import ToolResultDisplay
-    from ..._execution.call_types import CompletedToolCall, ToolCallRequest
-    from ..._registry.registry import ToolRegistry
+    from qwen_tools._contract.display import ToolResultDisplay
+    from qwen_tools._execution.call_types import CompletedToolCall, ToolCallRequest
+    from qwen_tools._registry.registry import ToolRegistry
 
 LIVE_TAIL_LINES = 8
 """Lines of a running command's output shown in its box."""
