@@ -40,11 +40,11 @@ from qwen_tools import (
     ToolResult,
     UpdateOutput,
 )
-from qwen_tools._agent.events import AgentEvent, ModelTurn, TurnStarted
-from qwen_tools._agent.loop import AgentLoop
-from qwen_tools._model.client import ChatClient
-from qwen_tools._model.completion import Completion
-from qwen_tools._model.model_config import ModelConfig
+from qwen_tools.agent.events import AgentEvent, ModelTurn, TurnStarted
+from qwen_tools.agent.loop import AgentLoop
+from qwen_tools.model.client import ChatClient
+from qwen_tools.model.completion import Completion
+from qwen_tools.model.model_config import ModelConfig
 
 TURNS = 220
 REPEATS = 5

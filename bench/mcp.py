@@ -38,8 +38,8 @@ from contextlib import AsyncExitStack  # noqa: E402
 from typing import Any  # noqa: E402
 
 from qwen_tools import Config, McpServerConfig, ToolSettings  # noqa: E402
-from qwen_tools._mcp.connection import McpServerStatus  # noqa: E402
-from qwen_tools._mcp.manager import McpManager  # noqa: E402
+from qwen_tools.mcp.connection import McpServerStatus  # noqa: E402
+from qwen_tools.mcp.manager import McpManager  # noqa: E402
 from support.npm_peers import node22, npm_module  # noqa: E402
 
 FILESYSTEM = "@modelcontextprotocol/server-filesystem@2026.8.31"

@@ -25,9 +25,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from qwen_tools._config.config import Config
-from qwen_tools._contract.abort import AbortSignal
-from qwen_tools.builtin.read_many_files import ReadManyFilesTool
+from qwen_tools.config.config import Config
+from qwen_tools.contract.abort import AbortSignal
+from qwen_tools.tools.read_many_files.tool import ReadManyFilesTool
 
 
 def _make_files(root: Path, count: int) -> list[str]:

@@ -36,7 +36,7 @@ from qwen_tools import (
     UpdateOutput,
     validate_params,
 )
-from qwen_tools._execution.scheduler import ToolScheduler
+from qwen_tools.execution.scheduler import ToolScheduler
 
 SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
 

@@ -44,14 +44,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from qwen_tools._config.config import Config
-from qwen_tools._contract.abort import AbortSignal
-from qwen_tools._contract.declarative import BaseDeclarativeTool
-from qwen_tools._sandbox.landlock import abi_version, spawn_confined
-from qwen_tools.builtin._rg_sandbox import rg_confinement
-from qwen_tools.builtin._ripgrep import SearchRequest, find_ripgrep
-from qwen_tools.builtin.glob import GlobTool
-from qwen_tools.builtin.grep import GrepTool
+from qwen_tools.config.config import Config
+from qwen_tools.contract.abort import AbortSignal
+from qwen_tools.contract.declarative import BaseDeclarativeTool
+from qwen_tools.sandbox.landlock import abi_version, spawn_confined
+from qwen_tools.tools.glob.tool import GlobTool
+from qwen_tools.tools.grep.rg_sandbox import rg_confinement
+from qwen_tools.tools.grep.ripgrep import SearchRequest, find_ripgrep
+from qwen_tools.tools.grep.tool import GrepTool
 
 PATTERN = "needle"
 WORDS = ["alpha", "beta", "gamma", "delta", "return", "value", "config", "error", "print"]

@@ -28,9 +28,9 @@ sys.path[:] = [p for p in sys.path if os.path.realpath(p or os.curdir) != _HERE]
 
 
 async def measure(workspace: Path, count: int) -> dict[str, Any]:
-    from qwen_tools._execution.call_types import ToolCallRequest
-    from qwen_tools._serve.cli import session_factory
-    from qwen_tools._serve.server import ToolServer
+    from qwen_tools.cli.serve_cmd import session_factory
+    from qwen_tools.execution.call_types import ToolCallRequest
+    from qwen_tools.serve.server import ToolServer
 
     args = argparse.Namespace(cwd=str(workspace), approval_mode=None, include_directories=[])
     base = session_factory(args)()

@@ -1,5 +1,5 @@
 """``python -m qwen_tools``: the same as the ``qwen-tools`` command."""
 
-from qwen_tools._cli.main import entry
+from qwen_tools.cli.main import entry
 
 entry()

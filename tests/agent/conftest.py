@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from qwen_tools import ApprovalMode, Config, build_registry
-from qwen_tools._agent.environment import platform_name
-from qwen_tools._model.client import ChatClient
-from qwen_tools._model.model_config import ModelConfig
-from qwen_tools._model.retry import RetryPolicy
-from qwen_tools._registry.registry import ToolRegistry
+from qwen_tools.agent.environment import platform_name
+from qwen_tools.model.client import ChatClient
+from qwen_tools.model.model_config import ModelConfig
+from qwen_tools.model.retry import RetryPolicy
+from qwen_tools.registry.registry import ToolRegistry
 from support.fake_openai import FakeOpenAI
 
 FAST = RetryPolicy(

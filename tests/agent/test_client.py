@@ -9,13 +9,13 @@ import threading
 import pytest
 
 from qwen_tools import AbortController, AbortError
-from qwen_tools._model.errors import (
+from qwen_tools.model.errors import (
     ModelConnectionError,
     ModelError,
     ModelHTTPError,
     format_api_error,
 )
-from qwen_tools._model.retry import RetryInfo
+from qwen_tools.model.retry import RetryInfo
 from support.fake_openai import FakeOpenAI, Reply, call
 
 from .conftest import client_for
@@ -83,7 +83,7 @@ async def test_interleaved_tool_call_deltas_go_to_their_index() -> None:
         {"index": 0, "function": {"arguments": 'path": "/x"}'}},
         {"index": 1, "function": {"arguments": 'tern": "*"}'}},
     ]
-    from qwen_tools._model.completion import CompletionBuilder
+    from qwen_tools.model.completion import CompletionBuilder
 
     builder = CompletionBuilder()
     for delta in chunks:
@@ -232,8 +232,8 @@ async def test_generate_text(server: FakeOpenAI) -> None:
 
 
 async def test_a_base_url_without_scheme_fails_at_once() -> None:
-    from qwen_tools._model.client import ChatClient
-    from qwen_tools._model.model_config import ModelConfig
+    from qwen_tools.model.client import ChatClient
+    from qwen_tools.model.model_config import ModelConfig
 
     from .conftest import FAST
 

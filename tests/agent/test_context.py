@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from qwen_tools import Config
-from qwen_tools._agent.context import load_context
-from qwen_tools._agent.prompt import assemble_system_prompt
+from qwen_tools.agent.context import load_context
+from qwen_tools.agent.prompt import assemble_system_prompt
 from support.workspaces import git_init
 
 

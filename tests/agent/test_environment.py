@@ -12,16 +12,16 @@ from pathlib import Path
 import pytest
 
 from qwen_tools import ApprovalMode, Config, build_registry
-from qwen_tools._agent.environment import (
+from qwen_tools.agent.environment import (
     environment_context,
     escape_reminder_tags,
     format_date,
     platform_name,
     startup_reminder,
 )
-from qwen_tools._agent.loop import AgentLoop
-from qwen_tools._agent.prompt import base_prompt
-from qwen_tools._agent.session import AgentSession
+from qwen_tools.agent.loop import AgentLoop
+from qwen_tools.agent.prompt import base_prompt
+from qwen_tools.agent.session import AgentSession
 from support.fake_openai import FakeOpenAI, Reply
 
 from .conftest import DATE_REMINDER, FAST, client_for, environment_text, message_texts, model_for

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from qwen_tools._agent.folder_structure import folder_structure, folder_structures
-from qwen_tools._config.file_service import FileDiscoveryService, FileFilteringOptions
+from qwen_tools.agent.folder_structure import folder_structure, folder_structures
+from qwen_tools.config.file_service import FileDiscoveryService, FileFilteringOptions
 
 CASES: list[dict[str, Any]] = json.loads(
     (Path(__file__).parent / "data" / "folder_structure_cases.json").read_text()

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from qwen_tools import AbortController, ApprovalMode, Config, ToolConfirmationOutcome
-from qwen_tools._agent.events import (
+from qwen_tools.agent.events import (
     AgentEvent,
     Finished,
     ModelTurn,
@@ -24,8 +24,8 @@ from qwen_tools._agent.events import (
     TurnFinished,
     TurnStarted,
 )
-from qwen_tools._agent.loop import AgentLoop, iter_events
-from qwen_tools._registry.registry import ToolRegistry
+from qwen_tools.agent.loop import AgentLoop, iter_events
+from qwen_tools.registry.registry import ToolRegistry
 from support.fake_openai import FakeOpenAI, Reply, call
 
 from .conftest import DATE_REMINDER, FAST, client_for, environment_text, message_texts
@@ -305,7 +305,7 @@ async def test_iter_events_and_history_encoding(
 
 @pytest.mark.parametrize("length", [0, 1, 2])
 def test_history_rollback(length: int) -> None:
-    from qwen_tools._agent.history import History
+    from qwen_tools.agent.history import History
 
     history = History([{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}])
     history.truncate(length)
@@ -315,9 +315,9 @@ def test_history_rollback(length: int) -> None:
 
 
 def test_repeated_call_ids_are_sent_once() -> None:
-    from qwen_tools._agent.loop import assistant_message
-    from qwen_tools._model.completion import Completion, ModelToolCall
-    from qwen_tools._model.json_args import parse_tool_arguments
+    from qwen_tools.agent.loop import assistant_message
+    from qwen_tools.model.completion import Completion, ModelToolCall
+    from qwen_tools.model.json_args import parse_tool_arguments
 
     def make(call_id: str, name: str) -> ModelToolCall:
         return ModelToolCall(call_id, name, "{}", parse_tool_arguments("{}"))

@@ -225,7 +225,7 @@ def test_refusal_without_a_terminal(server: FakeOpenAI, env: dict[str, str], ws:
 
 def test_run_help_stays_light(env: dict[str, str], ws: Path) -> None:
     code = (
-        "import sys\nfrom qwen_tools._cli.main import main\n"
+        "import sys\nfrom qwen_tools.cli.main import main\n"
         "try:\n    main(['run', '--help'])\nexcept SystemExit:\n    pass\n"
         "print(sorted({k.split('.')[0] for k in sys.modules} & {'httpx', 'json_repair', 'anyio', 'rich'}))"
     )

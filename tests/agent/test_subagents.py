@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from qwen_tools import AbortController, Config
-from qwen_tools._agent.protocol import SubagentProgress, SubagentRequest, SubagentRunner
-from qwen_tools._agent.session import AgentSession
-from qwen_tools._model.protocol import ContentGenerator
-from qwen_tools._registry.registry import ToolRegistry
+from qwen_tools.agent.session import AgentSession
+from qwen_tools.model.protocol import ContentGenerator
+from qwen_tools.registry.registry import ToolRegistry
+from qwen_tools.subagents.protocol import SubagentProgress, SubagentRequest, SubagentRunner
 from support.fake_openai import FakeOpenAI, Reply, call
 
 from .conftest import FAST, environment_text, message_texts, model_for
@@ -139,7 +139,7 @@ async def test_subagent_api_error_is_reported(
 
 
 def test_registry_view_applies_the_deny_list(registry: ToolRegistry) -> None:
-    from qwen_tools._agent.subagents import subagent_registry
+    from qwen_tools.agent.subagents import subagent_registry
 
     every = subagent_registry(registry, None)
     assert "read_file" in every and "run_shell_command" in every
@@ -170,7 +170,7 @@ def test_subagent_approval_mode_rule(
     parent: str, agent: str | None, trusted: bool, expected: str
 ) -> None:
     from qwen_tools import ApprovalMode
-    from qwen_tools._agent.subagents import resolve_subagent_approval_mode
+    from qwen_tools.agent.subagents import resolve_subagent_approval_mode
 
     mode = resolve_subagent_approval_mode(ApprovalMode(parent), agent, trusted)
     assert mode is ApprovalMode(expected)

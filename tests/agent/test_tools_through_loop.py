@@ -22,10 +22,10 @@ from qwen_tools import (
     ToolConfirmationOutcome,
     build_registry,
 )
-from qwen_tools._agent.events import StopReason
-from qwen_tools._agent.session import AgentSession
-from qwen_tools._config.tool_settings import ToolSettings
-from qwen_tools._config.web_settings import WebFetchSettings, WebSettings
+from qwen_tools.agent.events import StopReason
+from qwen_tools.agent.session import AgentSession
+from qwen_tools.config.tool_settings import ToolSettings
+from qwen_tools.config.web_settings import WebFetchSettings, WebSettings
 from support.fake_openai import FakeOpenAI, Reply, call
 from support.web_server import LocalServer, Reply as WebReply, local_server
 

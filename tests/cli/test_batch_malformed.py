@@ -262,12 +262,12 @@ def test_results_with_undecodable_names_print(env: dict[str, str], ws: Path) -> 
 PRINT_RESULT = """
 import sys
 from qwen_tools import ToolCallRequest
-from qwen_tools._cli.call_cmd import _emit, _print_human, completed_to_json
-from qwen_tools._cli.render import printable_streams
-from qwen_tools._execution.call_types import CompletedToolCall, failed
-from qwen_tools._contract.errors import ToolErrorType
-from qwen_tools._contract.function_response import function_response_for_result
-from qwen_tools._contract.results import ToolResult
+from qwen_tools.cli.call_cmd import _emit, _print_human, completed_to_json
+from qwen_tools.cli.render import printable_streams
+from qwen_tools.execution.call_types import CompletedToolCall, failed
+from qwen_tools.contract.errors import ToolErrorType
+from qwen_tools.contract.function_response import function_response_for_result
+from qwen_tools.contract.results import ToolResult
 
 printable_streams()
 request = ToolCallRequest("t\\ud800", {}, "c1")

@@ -349,7 +349,7 @@ def test_without_a_terminal(tmp_path: Path, ws: Path) -> None:
 
 def test_help_does_not_import_the_terminal_libraries() -> None:
     probe = (
-        "import sys, qwen_tools._cli.main as m; m.build_parser().format_help(); "
+        "import sys, qwen_tools.cli.main as m; m.build_parser().format_help(); "
         "print(sorted({k.split('.')[0] for k in sys.modules} & {'rich', 'prompt_toolkit'}))"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)

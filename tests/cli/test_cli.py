@@ -64,7 +64,7 @@ def test_version_and_help(env: dict[str, str], ws: Path) -> None:
 
 def test_help_imports_nothing_heavy() -> None:
     probe = (
-        "import sys, qwen_tools._cli.main as m; m.build_parser().format_help(); "
+        "import sys, qwen_tools.cli.main as m; m.build_parser().format_help(); "
         "heavy={'rich','pydantic','jsonschema','anyio','httpx','mcp','pathspec','asyncio'}; "
         "print(sorted({k.split('.')[0] for k in sys.modules} & heavy))"
     )

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from qwen_tools._config.file_service import (
+from qwen_tools.config.file_service import (
     FileDiscoveryService,
     FileFilteringOptions,
     FilterReport,
@@ -195,7 +195,7 @@ def test_clear_cache_rereads_ignore_files(repo: Path) -> None:
 
 def test_invalid_pattern_lines_are_dropped(repo: Path, caplog: pytest.LogCaptureFixture) -> None:
     make(repo, ["a.log", "b.txt"], **{".gitignore": "[z-a]\r\n*.log\r\n"})
-    with caplog.at_level(logging.WARNING, logger="qwen_tools._config.file_service"):
+    with caplog.at_level(logging.WARNING, logger="qwen_tools.config.file_service"):
         svc = FileDiscoveryService(repo)
         assert svc.should_git_ignore_file("a.log")  # CRLF file still works
     assert not svc.should_git_ignore_file("b.txt")
@@ -306,7 +306,7 @@ def test_invalid_custom_names_are_rejected(plain: Path, caplog: pytest.LogCaptur
         ".qwenignore",
         " .qwenignore ",
     ]
-    with caplog.at_level(logging.WARNING, logger="qwen_tools._config.file_service"):
+    with caplog.at_level(logging.WARNING, logger="qwen_tools.config.file_service"):
         svc = FileDiscoveryService(plain, [*bad, ".ok", ".ok", "dir\\.win"])
     assert svc.qwen_ignore_file_names() == [".qwenignore", ".ok", "dir/.win"]
     assert len(caplog.records) == len(bad)

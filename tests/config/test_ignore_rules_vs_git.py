@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from qwen_tools._config.file_service import (
+from qwen_tools.config.file_service import (
     FileDiscoveryService,
 )
 from support.ignore_trees import make

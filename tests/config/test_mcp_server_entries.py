@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from qwen_tools import Config, ToolRegistry
-from qwen_tools._config.settings import SettingsError
-from qwen_tools._config.tool_settings import MCP_MISSING_TRANSPORT, McpServerConfig
-from qwen_tools._mcp.connection import McpServerStatus
-from qwen_tools._mcp.manager import McpManager
-from qwen_tools._mcp.registration import register_mcp_tools
+from qwen_tools.config.settings import SettingsError
+from qwen_tools.config.tool_settings import MCP_MISSING_TRANSPORT, McpServerConfig
+from qwen_tools.mcp.connection import McpServerStatus
+from qwen_tools.mcp.manager import McpManager
+from qwen_tools.mcp.registration import register_mcp_tools
 from support.processes import MARK_VAR, process_guard
 
 DEMO = Path(__file__).resolve().parents[1] / "mcp" / "servers" / "demo_server.py"

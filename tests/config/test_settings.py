@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from qwen_tools._config.settings import SettingScope, SettingsError, load_settings
-from qwen_tools._config.tool_settings import (
+from qwen_tools.config.settings import SettingScope, SettingsError, load_settings
+from qwen_tools.config.tool_settings import (
     ApprovalMode,
     ToolSettings,
     parse_tool_settings,

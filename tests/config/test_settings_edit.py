@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from qwen_tools._config.settings import SettingsError
-from qwen_tools._config.settings_edit import (
+from qwen_tools.config.settings import SettingsError
+from qwen_tools.config.settings_edit import (
     SettingsEditError,
     read_section,
     remove_entry,

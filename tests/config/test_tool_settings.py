@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from qwen_tools._config.settings import SettingScope, SettingsError, load_settings
-from qwen_tools._config.tool_settings import (
+from qwen_tools.config.settings import SettingScope, SettingsError, load_settings
+from qwen_tools.config.tool_settings import (
     ApprovalMode,
     FileFilteringSettings,
     McpServerConfig,

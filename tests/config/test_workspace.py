@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from qwen_tools._config.workspace import WorkspaceContext
+from qwen_tools.config.workspace import WorkspaceContext
 
 
 @pytest.fixture
@@ -57,7 +57,7 @@ def test_missing_or_non_directory_target_raises(base: Path, ws: Path) -> None:
 def test_bad_additional_dirs_are_skipped_with_a_warning(
     base: Path, ws: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with caplog.at_level(logging.WARNING, logger="qwen_tools._config.workspace"):
+    with caplog.at_level(logging.WARNING, logger="qwen_tools.config.workspace"):
         ctx = WorkspaceContext(ws, [base / "missing", ws / "file.txt", base / "outside"])
     assert ctx.directories == (ws, base / "outside")
     messages = " ".join(r.getMessage() for r in caplog.records)
@@ -232,7 +232,7 @@ def test_nul_bytes(ws: Path) -> None:
 
 
 def test_symlink_loop_inside_is_left_to_the_open(ws: Path) -> None:
-    """A loop is not "outside": the tool's open reports ELOOP (tests/builtin/test_path_errors)."""
+    """A loop is not "outside": the tool's open reports ELOOP (tests/tools/test_path_errors)."""
     (ws / "loop-a").symlink_to(ws / "loop-b")
     (ws / "loop-b").symlink_to(ws / "loop-a")
     ctx = WorkspaceContext(ws)

@@ -27,9 +27,9 @@ from qwen_tools import (
     run_tool_call,
     validate_params,
 )
-from qwen_tools._config.tool_settings import ToolSettings
-from qwen_tools._config.web_settings import SearchProviderConfig, WebSearchSettings, WebSettings
-from qwen_tools._contract.errors import ToolErrorType
+from qwen_tools.config.tool_settings import ToolSettings
+from qwen_tools.config.web_settings import SearchProviderConfig, WebSearchSettings, WebSettings
+from qwen_tools.contract.errors import ToolErrorType
 from support.malformed_args import BIG_INT, Deep, base_args, cases
 
 TOOLS = sorted(base_args(Path("/ws")))

@@ -10,15 +10,15 @@ from typing import Any
 import pytest
 
 from qwen_tools import Config
-from qwen_tools._config.tool_settings import ToolSettings
-from qwen_tools._discovery.command_discovery import (
+from qwen_tools.config.tool_settings import ToolSettings
+from qwen_tools.discovery.command_discovery import (
     NO_NAME,
     NOT_AN_ARRAY,
     discover_command_tools,
 )
-from qwen_tools._discovery.discovered_tool import DiscoveredTool
-from qwen_tools._discovery.schema import gemini_to_json_schema
-from qwen_tools._registry.defaults import build_registry, build_registry_async
+from qwen_tools.discovery.discovered_tool import DiscoveredTool
+from qwen_tools.discovery.schema import gemini_to_json_schema
+from qwen_tools.session.default_registry import build_registry, build_registry_async
 from support.discovery import make_config, py, script
 from support.processes import group_members, wait_group_gone
 

@@ -22,17 +22,17 @@ from qwen_tools import (
     ToolRegistry,
     run_tool_call,
 )
-from qwen_tools._contract.confirmation import (
+from qwen_tools.contract.confirmation import (
     InfoConfirmationDetails,
     ToolCallConfirmationDetails,
     ToolConfirmationOutcome,
     ToolConfirmationPayload,
 )
-from qwen_tools._contract.errors import ToolParamsError
-from qwen_tools._contract.results import ToolResult
-from qwen_tools._discovery.discovered_tool import DiscoveredTool
-from qwen_tools._execution.scheduler import ToolScheduler
-from qwen_tools._registry.defaults import build_registry_async
+from qwen_tools.contract.errors import ToolParamsError
+from qwen_tools.contract.results import ToolResult
+from qwen_tools.discovery.discovered_tool import DiscoveredTool
+from qwen_tools.execution.scheduler import ToolScheduler
+from qwen_tools.session.default_registry import build_registry_async
 from support.discovery import make_config, py, script
 from support.processes import MARK_VAR, group_members, wait_group_gone
 

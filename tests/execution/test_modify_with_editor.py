@@ -27,13 +27,13 @@ from qwen_tools import (
     is_modifiable,
     run_tool_call,
 )
-from qwen_tools._execution.modify import (
+from qwen_tools.execution.modify import (
     MODIFY_DIR_NAME,
     modify_with_editor,
     resolve_editor_command,
 )
-from qwen_tools.builtin.read_file import ReadFileTool
-from qwen_tools.builtin.write_file import WriteFileModifyContext, WriteFileTool
+from qwen_tools.tools.read_file import ReadFileTool
+from qwen_tools.tools.write_file import WriteFileModifyContext, WriteFileTool
 
 MODIFY = ToolConfirmationOutcome.MODIFY_WITH_EDITOR
 ONCE = ToolConfirmationOutcome.PROCEED_ONCE

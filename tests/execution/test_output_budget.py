@@ -18,16 +18,16 @@ from typing import Any, Literal
 import pytest
 
 from qwen_tools import BaseDeclarativeTool, Config, Kind, ToolResult
-from qwen_tools._config.tool_settings import ToolSettings
-from qwen_tools._contract.errors import ToolErrorType
-from qwen_tools._contract.parts import FunctionResponse, InlineDataPart, TextPart
-from qwen_tools._execution import persisted_output
-from qwen_tools._execution.output_budget import (
+from qwen_tools.config.tool_settings import ToolSettings
+from qwen_tools.contract.errors import ToolErrorType
+from qwen_tools.contract.parts import FunctionResponse, InlineDataPart, TextPart
+from qwen_tools.execution import persisted_output
+from qwen_tools.execution.output_budget import (
     apply_batch_budget,
     apply_output_budget,
     truncate_text,
 )
-from qwen_tools._execution.persisted_output import SAVE_FAILED_NOTE, session_bytes_written
+from qwen_tools.execution.persisted_output import SAVE_FAILED_NOTE, session_bytes_written
 
 GOLDEN: dict[str, Any] = json.loads(
     (Path(__file__).parent / "output_budget_golden.json").read_text(encoding="utf-8")

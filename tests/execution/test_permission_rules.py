@@ -29,9 +29,9 @@ from qwen_tools import (
     build_registry,
     run_tool_call,
 )
-from qwen_tools._config.tool_settings import McpServerConfig
-from qwen_tools._mcp.manager import McpManager
-from qwen_tools._mcp.registration import register_mcp_tools
+from qwen_tools.config.tool_settings import McpServerConfig
+from qwen_tools.mcp.manager import McpManager
+from qwen_tools.mcp.registration import register_mcp_tools
 from support.cli_env import isolated_env
 from support.processes import process_guard
 

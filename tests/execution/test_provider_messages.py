@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from qwen_tools._contract.function_response import cancelled_response, error_response
-from qwen_tools._contract.parts import FileDataPart, FunctionResponse, InlineDataPart
-from qwen_tools._execution.provider_messages import (
+from qwen_tools.contract.function_response import cancelled_response, error_response
+from qwen_tools.contract.parts import FileDataPart, FunctionResponse, InlineDataPart
+from qwen_tools.execution.provider_messages import (
     to_anthropic_tool_results,
     to_gemini_content,
     to_gemini_parts,

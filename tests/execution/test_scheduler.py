@@ -28,7 +28,7 @@ from qwen_tools import (
     ToolResult,
     UpdateOutput,
 )
-from qwen_tools._execution.scheduler import ToolCallEvent, ToolCallStatus, ToolScheduler
+from qwen_tools.execution.scheduler import ToolCallEvent, ToolCallStatus, ToolScheduler
 
 SCHEMA = {
     "type": "object",

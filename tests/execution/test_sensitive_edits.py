@@ -28,7 +28,7 @@ from qwen_tools import (
     build_registry,
     run_tool_call,
 )
-from qwen_tools._execution.scheduler import ToolScheduler
+from qwen_tools.execution.scheduler import ToolScheduler
 from support.cli_env import isolated_env
 
 EXE = Path(sys.executable).with_name("qwen-tools")

@@ -8,16 +8,16 @@ from typing import Any
 import pytest
 
 from qwen_tools import BaseDeclarativeTool, Kind, ToolResult
-from qwen_tools._contract.confirmation import ToolConfirmationOutcome
-from qwen_tools._contract.errors import ToolErrorType
-from qwen_tools._contract.function_response import (
+from qwen_tools.contract.confirmation import ToolConfirmationOutcome
+from qwen_tools.contract.errors import ToolErrorType
+from qwen_tools.contract.function_response import (
     cancelled_response,
     error_response,
     function_response_for_result,
 )
-from qwen_tools._execution import messages
-from qwen_tools._execution.telemetry import TelemetryHook, decision_for, event_for
-from qwen_tools._execution.tool_call import CompletedToolCall, ToolCallRequest
+from qwen_tools.execution import messages
+from qwen_tools.execution.telemetry import TelemetryHook, decision_for, event_for
+from qwen_tools.execution.tool_call import CompletedToolCall, ToolCallRequest
 
 SECRET_ARGS = {"file_path": "/secret/notes.txt", "content": "password=hunter2"}
 

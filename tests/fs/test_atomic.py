@@ -18,13 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from qwen_tools._fs.atomic import (
+from qwen_tools.fs.atomic import (
     current_umask,
     resolve_symlink_chain,
     write_bytes_atomic,
     write_text_atomic,
 )
-from qwen_tools._fs.text_file import TextEncodingInfo
+from qwen_tools.fs.text_file import TextEncodingInfo
 
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 NOBODY = 65534
@@ -171,7 +171,7 @@ def test_failure_mid_write_removes_the_temp_file_and_keeps_the_old_content(
     done = _run(
         f"""
         import errno, resource, signal
-        from qwen_tools._fs.atomic import write_bytes_atomic
+        from qwen_tools.fs.atomic import write_bytes_atomic
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
         try:
@@ -232,7 +232,7 @@ def test_write_text_atomic_encodes_with_the_info(tmp_path: Path) -> None:
 
 _WRITER = """
 import sys
-from qwen_tools._fs.atomic import write_bytes_atomic
+from qwen_tools.fs.atomic import write_bytes_atomic
 path = sys.argv[1]
 contents = [bytes([65]) * 5_000_000, bytes([66]) * 4_000_000 + b"tail"]
 sys.stdout.write("ready\\n")

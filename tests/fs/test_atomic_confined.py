@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from qwen_tools._fs.atomic import write_bytes_atomic
-from qwen_tools._fs.confined import OutsideRootsError
-from qwen_tools._fs.write_target import make_parent_dirs
+from qwen_tools.fs.atomic import write_bytes_atomic
+from qwen_tools.fs.confined import OutsideRootsError
+from qwen_tools.fs.write_target import make_parent_dirs
 from support.write_race import SRC, snapshot, start_writer, swapper, writer_contents
 
 IS_ROOT = os.geteuid() == 0
@@ -214,7 +214,7 @@ def test_a_killed_writers_temp_file_is_removed_by_the_next_write(
 
 _HOLDER = """
 import os, sys
-from qwen_tools._fs.temp_files import create_temp
+from qwen_tools.fs.temp_files import create_temp
 fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY)
 temp_fd, name = create_temp(fd, "f.txt")
 print(name, flush=True)

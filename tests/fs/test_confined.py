@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from qwen_tools._fs.confined import OutsideRootsError, open_confined, read_confined_bytes
+from qwen_tools.fs.confined import OutsideRootsError, open_confined, read_confined_bytes
 from support.swapper import Swapper
 
 

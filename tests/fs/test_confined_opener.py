@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from qwen_tools._fs.confined import ConfinedOpener, OutsideRootsError
+from qwen_tools.fs.confined import ConfinedOpener, OutsideRootsError
 from support.swapper import Swapper
 
 

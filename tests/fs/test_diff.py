@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from qwen_tools._contract.display import DiffStat
-from qwen_tools._fs.diff import (
+from qwen_tools.contract.display import DiffStat
+from qwen_tools.fs.diff import (
     compute_diff_stat,
     create_patch,
     create_patch_smart,

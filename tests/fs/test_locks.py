@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from qwen_tools._fs.locks import FileLocks
+from qwen_tools.fs.locks import FileLocks
 
 
 def test_same_file_is_serialised_and_the_entry_is_dropped(tmp_path: Path) -> None:

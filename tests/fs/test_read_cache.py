@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from qwen_tools._contract.errors import ToolErrorType
-from qwen_tools._fs.read_cache import FileReadCache, PriorReadProblem, PriorReadVerb
+from qwen_tools.contract.errors import ToolErrorType
+from qwen_tools.fs.read_cache import FileReadCache, PriorReadProblem, PriorReadVerb
 
 DASH = "\u2014"
 
@@ -362,8 +362,8 @@ def test_concurrent_use_from_threads(cache: FileReadCache, tmp_path: Path) -> No
 
 
 def test_atomic_write_forgets_the_freed_inode(cache: FileReadCache, file: str) -> None:
-    from qwen_tools._fs.atomic import write_text_atomic
-    from qwen_tools._fs.text_file import DEFAULT_TEXT_INFO
+    from qwen_tools.fs.atomic import write_text_atomic
+    from qwen_tools.fs.text_file import DEFAULT_TEXT_INFO
 
     cache.record_read(file, full=True)
     before = os.stat(file)

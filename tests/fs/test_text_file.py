@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from qwen_tools._fs.atomic import write_text_atomic
-from qwen_tools._fs.text_file import (
+from qwen_tools.fs.atomic import write_text_atomic
+from qwen_tools.fs.text_file import (
     DEFAULT_TEXT_INFO,
     TextEncodingInfo,
     decode_text,
@@ -166,7 +166,7 @@ def test_read_text_file_raises_os_errors(tmp_path: Path) -> None:
 
 
 def test_file_types_module_still_exports_the_decoders() -> None:
-    from qwen_tools.builtin import _file_types
+    from qwen_tools.tools.file_reading import file_types as _file_types
 
     assert _file_types.decode_text(b"\xef\xbb\xbfhi") == "hi"
     assert _file_types.detect_bom(b"\xff\xfe\x00\x00") == ("utf-32-le", 4)

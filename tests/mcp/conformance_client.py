@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from qwen_tools import ApprovalMode, Config, ToolCallRequest, build_registry, run_tool_call
-from qwen_tools._mcp.connection import NOTHING_FOUND, McpServerStatus
-from qwen_tools._mcp.manager import McpManager
-from qwen_tools._mcp.registration import register_mcp_tools
+from qwen_tools.mcp.connection import NOTHING_FOUND, McpServerStatus
+from qwen_tools.mcp.manager import McpManager
+from qwen_tools.mcp.registration import register_mcp_tools
 
 SERVER = "conformance"
 SCENARIO_VAR = "MCP_CONFORMANCE_SCENARIO"

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from qwen_tools import Config, McpServerConfig, ToolSettings
-from qwen_tools._mcp.manager import McpManager
+from qwen_tools.mcp.manager import McpManager
 from support.leftovers import die_with_parent
 from support.processes import MARK_VAR, kill_marked, wait_until_gone
 

@@ -31,15 +31,15 @@ from pathlib import Path
 from typing import Any
 
 from qwen_tools import Config
-from qwen_tools._contract.abort import AbortController, AbortSignal
-from qwen_tools._contract.parts import content_to_json
-from qwen_tools._execution.call_types import CompletedToolCall, ToolCallRequest
-from qwen_tools._execution.tool_call import run_tool_call
-from qwen_tools._mcp.manager import McpManager
-from qwen_tools._mcp.registration import register_mcp_tools
-from qwen_tools._mcp.tool import McpTool
-from qwen_tools._registry.defaults import build_registry_async
-from qwen_tools._registry.registry import ToolRegistry
+from qwen_tools.contract.abort import AbortController, AbortSignal
+from qwen_tools.contract.parts import content_to_json
+from qwen_tools.execution.call_types import CompletedToolCall, ToolCallRequest
+from qwen_tools.execution.tool_call import run_tool_call
+from qwen_tools.mcp.manager import McpManager
+from qwen_tools.mcp.registration import register_mcp_tools
+from qwen_tools.mcp.tool import McpTool
+from qwen_tools.registry.registry import ToolRegistry
+from qwen_tools.session.default_registry import build_registry_async
 
 sys.path.insert(0, str(Path(__file__).parent / "servers"))
 import wiretap

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from qwen_tools import McpServerConfig
-from qwen_tools._mcp.connection import McpServerStatus
-from qwen_tools._mcp.manager import McpManager
-from qwen_tools._mcp.tool import UNSAFE_REPLAY_MESSAGE
+from qwen_tools.mcp.connection import McpServerStatus
+from qwen_tools.mcp.manager import McpManager
+from qwen_tools.mcp.tool import UNSAFE_REPLAY_MESSAGE
 
 pytestmark = pytest.mark.parametrize("kind", ["sse", "http"])
 

@@ -21,10 +21,10 @@ from typing import Any
 import pytest
 
 from qwen_tools import Config, ToolResult
-from qwen_tools._contract.declarative import BaseDeclarativeTool
-from qwen_tools._contract.kinds import Kind
-from qwen_tools._execution.output_budget import apply_output_budget
-from qwen_tools._execution.persisted_output import allow_reading_saved_output, truncate_and_save
+from qwen_tools.contract.declarative import BaseDeclarativeTool
+from qwen_tools.contract.kinds import Kind
+from qwen_tools.execution.output_budget import apply_output_budget
+from qwen_tools.execution.persisted_output import allow_reading_saved_output, truncate_and_save
 from support.cli_env import isolated_env
 from support.processes import MARK_VAR, process_guard
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from qwen_tools._mcp.naming import (
+from qwen_tools.mcp.naming import (
     assign_tool_names,
     legacy_tool_name,
     reference_tool_name,
@@ -93,7 +93,7 @@ def test_the_mcp_package_is_imported_lazily() -> None:
     import sys
 
     probe = (
-        "import sys, qwen_tools, qwen_tools._mcp.manager, qwen_tools._mcp.registration; "
+        "import sys, qwen_tools, qwen_tools.mcp.manager, qwen_tools.mcp.registration; "
         "print(sorted({k.split('.')[0] for k in sys.modules} & {'mcp', 'mcp_types', 'httpx2'}))"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from qwen_tools import ToolRegistry
-from qwen_tools._mcp.connection import McpServerStatus
-from qwen_tools._mcp.manager import McpManager
-from qwen_tools._mcp.naming import may_name_a_tool_of
-from qwen_tools._mcp.on_demand import McpOnDemand
-from qwen_tools._registry.defaults import build_registry
+from qwen_tools.mcp.connection import McpServerStatus
+from qwen_tools.mcp.manager import McpManager
+from qwen_tools.mcp.naming import may_name_a_tool_of
+from qwen_tools.mcp.on_demand import McpOnDemand
+from qwen_tools.session.default_registry import build_registry
 
 NEVER = {"discoveryTimeoutMs": 300_000}
 

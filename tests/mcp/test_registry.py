@@ -6,18 +6,18 @@ from __future__ import annotations
 from typing import Any
 
 from qwen_tools import McpServerConfig, ToolRegistry, tool
-from qwen_tools._config.tool_settings import ApprovalMode, ToolSettings
-from qwen_tools._contract.confirmation import ToolConfirmationOutcome
-from qwen_tools._execution.tool_call import ToolCallRequest, run_tool_call
-from qwen_tools._mcp.admission import (
+from qwen_tools.config.tool_settings import ApprovalMode, ToolSettings
+from qwen_tools.contract.confirmation import ToolConfirmationOutcome
+from qwen_tools.execution.tool_call import ToolCallRequest, run_tool_call
+from qwen_tools.mcp.admission import (
     admitted_servers,
     discovery_timeout_ms,
     is_server_admitted,
     is_tool_enabled,
     matches_server_pattern,
 )
-from qwen_tools._mcp.manager import McpManager
-from qwen_tools._mcp.registration import register_mcp_tools, resolve_mcp_alias
+from qwen_tools.mcp.manager import McpManager
+from qwen_tools.mcp.registration import register_mcp_tools, resolve_mcp_alias
 
 
 def test_server_patterns() -> None:

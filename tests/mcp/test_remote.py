@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from qwen_tools._contract.abort import AbortController, AbortError
-from qwen_tools._contract.display import McpToolProgressDisplay
-from qwen_tools._contract.parts import TextPart
-from qwen_tools._mcp.connection import McpServerStatus
-from qwen_tools._mcp.manager import McpManager
-from qwen_tools._mcp.tool import McpTool
+from qwen_tools.contract.abort import AbortController, AbortError
+from qwen_tools.contract.display import McpToolProgressDisplay
+from qwen_tools.contract.parts import TextPart
+from qwen_tools.mcp.connection import McpServerStatus
+from qwen_tools.mcp.manager import McpManager
+from qwen_tools.mcp.tool import McpTool
 
 pytestmark = pytest.mark.parametrize("kind", ["sse", "http"])
 

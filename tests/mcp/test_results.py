@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
-from qwen_tools._contract.errors import ToolErrorType
-from qwen_tools._contract.parts import InlineDataPart, TextPart
-from qwen_tools._jsjson import js_stringify
-from qwen_tools._mcp.results import PARSE_ERROR_TEXT, call_result_to_tool_result
-from qwen_tools._mcp.schema import model_input_schema
+from qwen_tools.contract.errors import ToolErrorType
+from qwen_tools.contract.parts import InlineDataPart, TextPart
+from qwen_tools.jscompat.jsjson import js_stringify
+from qwen_tools.mcp.results import PARSE_ERROR_TEXT, call_result_to_tool_result
+from qwen_tools.mcp.schema import model_input_schema
 
 
 def convert(result: Any, tool: str = "t", args: Any = None) -> Any:

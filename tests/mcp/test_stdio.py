@@ -12,15 +12,15 @@ from typing import Any
 
 import pytest
 
-from qwen_tools._contract.abort import AbortController, AbortError
-from qwen_tools._contract.confirmation import McpConfirmationDetails
-from qwen_tools._contract.display import McpToolProgressDisplay
-from qwen_tools._contract.errors import ToolErrorType
-from qwen_tools._contract.kinds import Kind
-from qwen_tools._contract.parts import InlineDataPart, TextPart
-from qwen_tools._mcp.connection import McpServerStatus
-from qwen_tools._mcp.manager import McpManager
-from qwen_tools._mcp.tool import UNSAFE_REPLAY_MESSAGE, McpTool
+from qwen_tools.contract.abort import AbortController, AbortError
+from qwen_tools.contract.confirmation import McpConfirmationDetails
+from qwen_tools.contract.display import McpToolProgressDisplay
+from qwen_tools.contract.errors import ToolErrorType
+from qwen_tools.contract.kinds import Kind
+from qwen_tools.contract.parts import InlineDataPart, TextPart
+from qwen_tools.mcp.connection import McpServerStatus
+from qwen_tools.mcp.manager import McpManager
+from qwen_tools.mcp.tool import UNSAFE_REPLAY_MESSAGE, McpTool
 from support.processes import marked_pids
 
 

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from jsonschema import Draft7Validator, Draft202012Validator
 
-from qwen_tools._contract.declarative import FunctionDeclaration
-from qwen_tools._contract.kinds import Kind
-from qwen_tools._registry.exporters import (
+from qwen_tools.contract.declarative import FunctionDeclaration
+from qwen_tools.contract.kinds import Kind
+from qwen_tools.registry.exporters import (
     export_declarations,
     mcp_tool_annotations,
     to_anthropic_tools,

@@ -9,8 +9,8 @@ import pytest
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
-from qwen_tools._contract.declarative import FunctionDeclaration
-from qwen_tools._registry.exporters import (
+from qwen_tools.contract.declarative import FunctionDeclaration
+from qwen_tools.registry.exporters import (
     ExportFormat,
     drop_strict_nulls,
     export_declarations,

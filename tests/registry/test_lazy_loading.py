@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from qwen_tools import Config, ToolRegistrationError, ToolRegistry, build_registry
-from qwen_tools.builtin import create_builtin_tools
+from qwen_tools.tools import create_builtin_tools
 
 HEAVY = [
     # validators
@@ -29,19 +29,19 @@ HEAVY = [
     "wcmatch",
     "rapidfuzz",
     "yaml",
-    "qwen_tools._sandbox.landlock",
-    "qwen_tools.builtin._ripgrep",
-    "qwen_tools.builtin._web_http",
-    "qwen_tools.builtin._notebook",
-    "qwen_tools._shell.command_words",
-    "qwen_tools._execution.permission_rules",
+    "qwen_tools.sandbox.landlock",
+    "qwen_tools.tools.grep.ripgrep",
+    "qwen_tools.tools.web_fetch.http",
+    "qwen_tools.tools.file_reading.notebook",
+    "qwen_tools.shell.command_words",
+    "qwen_tools.execution.permission_rules",
     # the tools themselves
-    "qwen_tools.builtin.read_file",
-    "qwen_tools.builtin.grep",
-    "qwen_tools.builtin.shell",
-    "qwen_tools.builtin.web_fetch",
-    "qwen_tools.builtin.edit",
-    "qwen_tools.builtin.task",
+    "qwen_tools.tools.read_file",
+    "qwen_tools.tools.grep.tool",
+    "qwen_tools.tools.shell.tool",
+    "qwen_tools.tools.web_fetch.tool",
+    "qwen_tools.tools.edit.tool",
+    "qwen_tools.tools.task.tool",
 ]
 
 _SCRIPT = """
@@ -98,20 +98,20 @@ def test_opening_a_session_imports_no_tool_validator_or_engine(tmp_path: Path) -
 def test_a_call_imports_its_tool_and_the_fast_validator_only(tmp_path: Path) -> None:
     report = _run(tmp_path)
     assert report["read"] == "hello\n"
-    assert report["after_read"] == ["fastjsonschema", "qwen_tools.builtin.read_file"]
+    assert report["after_read"] == ["fastjsonschema", "qwen_tools.tools.read_file"]
 
 
 def test_invalid_params_bring_the_message_producing_validator(tmp_path: Path) -> None:
     report = _run(tmp_path)
     assert report["invalid"] == "params/limit must be integer,null"
     assert "jsonschema" in report["after_invalid"]  # type: ignore[operator]
-    assert "qwen_tools.builtin.grep" not in report["after_invalid"]  # type: ignore[operator]
+    assert "qwen_tools.tools.grep.tool" not in report["after_invalid"]  # type: ignore[operator]
 
 
 def test_listing_every_tool_builds_them_all(tmp_path: Path) -> None:
     report = _run(tmp_path)
-    assert "qwen_tools.builtin.grep" in report["all"]  # type: ignore[operator]
-    assert "qwen_tools.builtin.shell" in report["all"]  # type: ignore[operator]
+    assert "qwen_tools.tools.grep.tool" in report["all"]  # type: ignore[operator]
+    assert "qwen_tools.tools.shell.tool" in report["all"]  # type: ignore[operator]
 
 
 def test_declarations_are_those_of_the_built_tools(tmp_path: Path) -> None:
@@ -129,7 +129,7 @@ def test_declarations_are_those_of_the_built_tools(tmp_path: Path) -> None:
 
 
 def test_a_factory_obeys_the_registration_rules(tmp_path: Path) -> None:
-    from qwen_tools._registry.registry import ToolFactory
+    from qwen_tools.registry.registry import ToolFactory
 
     config = Config.load(tmp_path)
     registry = build_registry(config)
@@ -149,9 +149,9 @@ def test_a_factory_obeys_the_registration_rules(tmp_path: Path) -> None:
 CLI_LAZY = [
     "secrets",  # hmac and hashlib come with it
     "hmac",
-    "qwen_tools._shell.command_words",  # the shell parser, for rules on shell commands
-    "qwen_tools._shell.virtual_ops",
-    "qwen_tools._shell.syntax",
+    "qwen_tools.shell.command_words",  # the shell parser, for rules on shell commands
+    "qwen_tools.shell.virtual_ops",
+    "qwen_tools.shell.syntax",
     "tempfile",  # background shells write their status with it
     "datetime",
     "uuid",  # and platform: the session id is made from os.urandom
@@ -159,7 +159,7 @@ CLI_LAZY = [
 
 _CLI_SCRIPT = """
 import json, sys
-from qwen_tools._cli.main import main
+from qwen_tools.cli.main import main
 watched = json.loads(sys.argv[1])
 code = main(sys.argv[2:])
 print(json.dumps({"code": code, "loaded": sorted(m for m in watched if m in sys.modules)}))
@@ -197,7 +197,7 @@ def test_a_shell_deny_rule_still_brings_the_shell_parser(tmp_path: Path) -> None
     args = json.dumps({"command": "rm -rf x"})
     report = _cli_loaded(tmp_path, "call", "run_shell_command", args, "--approval-mode", "yolo")
     assert report["code"] != 0  # refused by the rule
-    assert "qwen_tools._shell.command_words" in report["loaded"]  # type: ignore[operator]
+    assert "qwen_tools.shell.command_words" in report["loaded"]  # type: ignore[operator]
 
 
 def test_the_session_id_is_a_uuid4(tmp_path: Path) -> None:

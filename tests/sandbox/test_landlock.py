@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from qwen_tools._sandbox import landlock
-from qwen_tools._sandbox.landlock import LandlockError, ReadPolicy, program_files, spawn_confined
+from qwen_tools.sandbox import landlock
+from qwen_tools.sandbox.landlock import LandlockError, ReadPolicy, program_files, spawn_confined
 
 pytestmark = pytest.mark.skipif(landlock.abi_version() == 0, reason="no Landlock here")
 

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from qwen_tools import Config, build_registry
-from qwen_tools._serve.cli import SESSION_ONLY_TOOLS
+from qwen_tools.cli.serve_cmd import SESSION_ONLY_TOOLS
 from support.npm_peers import conformance_argv, run_private
 from support.processes import MARK_VAR, kill_marked, wait_until_gone
 

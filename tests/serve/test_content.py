@@ -25,12 +25,12 @@ from qwen_tools import (
     ToolResult,
     tool,
 )
-from qwen_tools._contract.abort import AbortSignal
-from qwen_tools._contract.declarative import BaseDeclarativeTool
-from qwen_tools._contract.invocation import ToolInvocation, UpdateOutput
-from qwen_tools._execution.call_types import CompletedToolCall
-from qwen_tools._serve.content import call_result
-from qwen_tools._serve.server import ToolServer, _tail
+from qwen_tools.contract.abort import AbortSignal
+from qwen_tools.contract.declarative import BaseDeclarativeTool
+from qwen_tools.contract.invocation import ToolInvocation, UpdateOutput
+from qwen_tools.execution.call_types import CompletedToolCall
+from qwen_tools.serve.content import call_result
+from qwen_tools.serve.server import ToolServer, _tail
 
 DATA = base64.b64encode(b"\x00\x01binary").decode()
 

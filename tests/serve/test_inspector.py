@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from qwen_tools import Config, ToolCallRequest, build_registry, run_tool_call
-from qwen_tools._serve.cli import SESSION_ONLY_TOOLS
+from qwen_tools.cli.serve_cmd import SESSION_ONLY_TOOLS
 from support.npm_peers import node22, npm_bin
 from support.processes import MARK_VAR
 

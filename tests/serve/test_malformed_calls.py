@@ -27,12 +27,12 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from qwen_tools import Config, ToolRegistry
-from qwen_tools._contract.abort import AbortSignal
-from qwen_tools._contract.declarative import BaseDeclarativeTool
-from qwen_tools._contract.invocation import BaseToolInvocation, ToolInvocation, UpdateOutput
-from qwen_tools._contract.kinds import Kind
-from qwen_tools._contract.results import ToolResult
-from qwen_tools._serve.server import ToolServer
+from qwen_tools.contract.abort import AbortSignal
+from qwen_tools.contract.declarative import BaseDeclarativeTool
+from qwen_tools.contract.invocation import BaseToolInvocation, ToolInvocation, UpdateOutput
+from qwen_tools.contract.kinds import Kind
+from qwen_tools.contract.results import ToolResult
+from qwen_tools.serve.server import ToolServer
 from support.malformed_args import Deep
 
 from .conftest import EXE, HttpServer

@@ -25,7 +25,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from qwen_tools import Config, McpServerConfig, ToolSettings
-from qwen_tools._serve.self_guard import (
+from qwen_tools.serve.self_guard import (
     CHAIN_VAR,
     SAME_SERVER,
     STARTS_SERVE,

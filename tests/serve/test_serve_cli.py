@@ -32,7 +32,7 @@ def test_usage_errors(ws: Path, env: dict[str, str]) -> None:
 def test_missing_sdk_is_explained(ws: Path, env: dict[str, str]) -> None:
     probe = (
         "import sys; sys.modules['mcp'] = None; "
-        "from qwen_tools._cli.main import main; sys.exit(main(['serve']))"
+        "from qwen_tools.cli.main import main; sys.exit(main(['serve']))"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe], env=env, cwd=ws, capture_output=True, text=True, timeout=60

@@ -19,7 +19,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from qwen_tools import Config, ToolCallRequest, build_registry, run_tool_call
-from qwen_tools._serve.cli import SESSION_ONLY_TOOLS
+from qwen_tools.cli.serve_cmd import SESSION_ONLY_TOOLS
 from support.leftovers import die_with_parent
 from support.processes import group_members, wait_group_gone
 

@@ -140,7 +140,7 @@ def test_hostile_names_are_usage_errors(ws: Path, env: dict[str, str], name: str
 
 
 def test_nul_in_a_name_is_refused() -> None:
-    from qwen_tools._session.named import SessionNameError, validate_session_name
+    from qwen_tools.session.named import SessionNameError, validate_session_name
 
     with pytest.raises(SessionNameError):
         validate_session_name("a\x00b")

@@ -101,7 +101,7 @@ async def test_tool_receives_the_session_context(ws: Path) -> None:
 
 async def test_context_tool_outside_a_session_fails_clearly(ws: Path) -> None:
     from qwen_tools import Config, ToolRegistry
-    from qwen_tools._execution.scheduler import ToolScheduler
+    from qwen_tools.execution.scheduler import ToolScheduler
 
     @tool
     def needs(ctx: ToolContext) -> str:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from qwen_tools import Config
-from qwen_tools._config.tool_settings import ApprovalMode, ToolSettings
+from qwen_tools.config.tool_settings import ApprovalMode, ToolSettings
 from support.processes import process_guard
 
 

@@ -11,16 +11,16 @@ from pathlib import Path
 from typing import Any
 
 from qwen_tools import Config
-from qwen_tools._contract.errors import ToolErrorType
-from qwen_tools._shell.background import (
+from qwen_tools.contract.errors import ToolErrorType
+from qwen_tools.shell.background import (
     MAX_RETAINED_TERMINAL_SHELLS,
     BackgroundShell,
     BackgroundShellRegistry,
     status_path_for,
 )
-from qwen_tools._shell.execution import shell_argv, shell_env
-from qwen_tools.builtin.shell import ShellTool
-from qwen_tools.builtin.task_stop import TaskStopTool
+from qwen_tools.shell.execution import shell_argv, shell_env
+from qwen_tools.tools.shell.tool import ShellTool
+from qwen_tools.tools.task_stop import TaskStopTool
 from support.processes import marked_pids, wait_group_gone
 
 START = re.compile(
@@ -176,7 +176,7 @@ async def test_spawn_failure_is_a_failed_shell(config: Config, ws: Path) -> None
         {"command": "echo hi", "is_background": True, "directory": str(missing)}
     )
     missing.rmdir()
-    from qwen_tools._contract.abort import AbortSignal
+    from qwen_tools.contract.abort import AbortSignal
 
     result = await invocation.execute(AbortSignal.never())
     text = str(result.llm_content)

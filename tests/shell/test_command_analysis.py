@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from qwen_tools._shell.command_analysis import (
+from qwen_tools.shell.command_analysis import (
     analyze_command,
     classify_in_directory,
     get_command_roots,

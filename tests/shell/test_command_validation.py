@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from qwen_tools._shell.command_analysis import (
+from qwen_tools.shell.command_analysis import (
     SUBSTITUTION_WARNING,
     analyze_command,
     foreground_sleep_rejection,

@@ -22,10 +22,10 @@ from typing import Any
 import pytest
 
 from qwen_tools import Config, ToolCallRequest, build_registry, run_tool_call
-from qwen_tools._contract.abort import AbortController, AbortSignal
-from qwen_tools._process import supervisor
-from qwen_tools._shell.background import BackgroundShellRegistry
-from qwen_tools._shell.execution import ShellRun, run_foreground, shell_argv, shell_env
+from qwen_tools.contract.abort import AbortController, AbortSignal
+from qwen_tools.process import supervisor
+from qwen_tools.shell.background import BackgroundShellRegistry
+from qwen_tools.shell.execution import ShellRun, run_foreground, shell_argv, shell_env
 from support.processes import arg_pids, kill_args, unique_sleep
 
 ESCAPES = {

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from qwen_tools._shell import sandbox
-from qwen_tools._shell.sandbox import SandboxPolicy, SandboxUnavailable, bwrap_path, wrap_command
+from qwen_tools.shell import sandbox
+from qwen_tools.shell.sandbox import SandboxPolicy, SandboxUnavailable, bwrap_path, wrap_command
 
 # In CI (CI=true) bubblewrap is installed by scripts/system-deps.sh: never skip there.
 needs_bwrap = pytest.mark.skipif(

@@ -21,18 +21,18 @@ from typing import Any
 import pytest
 
 from qwen_tools import Config
-from qwen_tools._config.tool_settings import ToolSettings
-from qwen_tools._contract.abort import AbortController, AbortSignal
-from qwen_tools._contract.errors import ToolErrorType
-from qwen_tools._shell.execution import ShellRun, run_foreground, shell_argv, shell_env
-from qwen_tools._shell.output import (
+from qwen_tools.config.tool_settings import ToolSettings
+from qwen_tools.contract.abort import AbortController, AbortSignal
+from qwen_tools.contract.errors import ToolErrorType
+from qwen_tools.shell.execution import ShellRun, run_foreground, shell_argv, shell_env
+from qwen_tools.shell.output import (
     BINARY_NOTICE,
     capture_limit_notice,
     format_memory_usage,
     strip_ansi,
     truncate_and_save,
 )
-from qwen_tools.builtin.shell import ShellTool
+from qwen_tools.tools.shell.tool import ShellTool
 from support.processes import kill_marked, marked_pids, wait_group_gone
 
 DATA = Path(__file__).parent / "data"
@@ -175,8 +175,8 @@ async def test_ten_megabytes_complete_with_bounded_memory(tmp_path: Path) -> Non
     script = f"""
 import asyncio, json, resource
 from qwen_tools import Config
-from qwen_tools._config.tool_settings import ApprovalMode
-from qwen_tools.builtin.shell import ShellTool
+from qwen_tools.config.tool_settings import ApprovalMode
+from qwen_tools.tools.shell.tool import ShellTool
 
 async def main():
     tool = ShellTool(Config({str(tmp_path)!r}, home_dir={str(tmp_path / "home")!r}))
@@ -394,7 +394,7 @@ async def test_sandbox_has_no_network_by_default(ws: Path, home: Path) -> None:
 async def test_sandbox_unavailable_is_a_clear_error(
     ws: Path, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from qwen_tools._shell import sandbox
+    from qwen_tools.shell import sandbox
 
     monkeypatch.setattr(sandbox.shutil, "which", lambda _name: None)
     sandbox.bwrap_path.cache_clear()

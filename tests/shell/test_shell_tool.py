@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 
 from qwen_tools import Config, ToolCallRequest, ToolRegistry, run_tool_call
-from qwen_tools._config.tool_settings import ApprovalMode
-from qwen_tools._contract.abort import AbortSignal
-from qwen_tools._contract.confirmation import ExecConfirmationDetails
-from qwen_tools._contract.errors import ToolErrorType
-from qwen_tools._contract.kinds import Kind
-from qwen_tools._execution.tool_call import CompletedToolCall
-from qwen_tools.builtin.shell import ShellTool
+from qwen_tools.config.tool_settings import ApprovalMode
+from qwen_tools.contract.abort import AbortSignal
+from qwen_tools.contract.confirmation import ExecConfirmationDetails
+from qwen_tools.contract.errors import ToolErrorType
+from qwen_tools.contract.kinds import Kind
+from qwen_tools.execution.tool_call import CompletedToolCall
+from qwen_tools.tools.shell.tool import ShellTool
 from support.workspaces import QWEN_DIFF, prepare_qwen_diff_workspace
 
 
@@ -297,7 +297,7 @@ def test_concurrency_safety(config: Config) -> None:
 
 
 def test_threshold_disabled_by_setting(ws: Path, home: Path) -> None:
-    from qwen_tools._config.tool_settings import ToolSettings
+    from qwen_tools.config.tool_settings import ToolSettings
 
     config = Config(ws, home_dir=home, settings=ToolSettings(truncate_tool_output_threshold=0))
     assert ShellTool(config).max_output_chars == float("inf")

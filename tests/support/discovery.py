@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from qwen_tools import Config
-from qwen_tools._config.tool_settings import ApprovalMode, ToolSettings
+from qwen_tools.config.tool_settings import ApprovalMode, ToolSettings
 
 
 def script(ws: Path, name: str, body: str) -> Path:

@@ -7,8 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from qwen_tools._contract.declarative import FunctionDeclaration
-from qwen_tools._contract.kinds import Kind
+from qwen_tools.contract.declarative import FunctionDeclaration
+from qwen_tools.contract.kinds import Kind
 
 # -- fixtures: shapes copied from qwen-diff/tool-shapes.json (0.24.4) -------------------------
 

@@ -13,9 +13,9 @@ from qwen_tools import (
     ToolRegistry,
     run_tool_call,
 )
-from qwen_tools.builtin.edit import EditTool
-from qwen_tools.builtin.read_file import ReadFileTool
-from qwen_tools.builtin.write_file import WriteFileTool
+from qwen_tools.tools.edit.tool import EditTool
+from qwen_tools.tools.read_file import ReadFileTool
+from qwen_tools.tools.write_file import WriteFileTool
 
 NEVER_READ = (
     "File {p} has not been read in this session. Use the read_file tool first to load the "

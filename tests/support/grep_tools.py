@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from qwen_tools._config.config import Config
-from qwen_tools._config.tool_settings import ToolSettings
-from qwen_tools._contract.abort import AbortSignal
-from qwen_tools._contract.errors import ToolParamsError
-from qwen_tools._contract.results import ToolResult
-from qwen_tools.builtin.grep import GrepTool
+from qwen_tools.config.config import Config
+from qwen_tools.config.tool_settings import ToolSettings
+from qwen_tools.contract.abort import AbortSignal
+from qwen_tools.contract.errors import ToolParamsError
+from qwen_tools.contract.results import ToolResult
+from qwen_tools.tools.grep.tool import GrepTool
 
 ENGINES = ["ripgrep", "python"]
 

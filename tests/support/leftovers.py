@@ -21,8 +21,8 @@ import signal
 import threading
 from typing import Any
 
-from qwen_tools._process import procfs, supervisor
-from qwen_tools._process.prctl import set_parent_death_signal
+from qwen_tools.process import procfs, supervisor
+from qwen_tools.process.prctl import set_parent_death_signal
 
 __all__ = ["die_with_parent", "end_leftovers", "install"]
 

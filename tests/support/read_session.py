@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from qwen_tools._config.config import Config
-from qwen_tools._config.tool_settings import ToolSettings
-from qwen_tools._contract.function_response import function_response_for_result, response_text
-from qwen_tools._contract.results import ToolResult
-from qwen_tools.builtin.read_file import ReadFileTool
+from qwen_tools.config.config import Config
+from qwen_tools.config.tool_settings import ToolSettings
+from qwen_tools.contract.function_response import function_response_for_result, response_text
+from qwen_tools.contract.results import ToolResult
+from qwen_tools.tools.read_file import ReadFileTool
 
 
 class Session:

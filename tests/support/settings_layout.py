@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from qwen_tools._config.settings import LoadedSettings, load_settings
+from qwen_tools.config.settings import LoadedSettings, load_settings
 
 
 @dataclass

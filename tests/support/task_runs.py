@@ -9,18 +9,18 @@ from typing import Any
 
 import anyio
 
-from qwen_tools._agent.protocol import (
+from qwen_tools.config.config import Config
+from qwen_tools.contract.abort import AbortSignal
+from qwen_tools.contract.display import ToolResultDisplay
+from qwen_tools.contract.parts import TextPart
+from qwen_tools.contract.results import ToolResult
+from qwen_tools.subagents.protocol import (
     SubagentProgress,
     SubagentReport,
     SubagentRequest,
     SubagentRunner,
 )
-from qwen_tools._config.config import Config
-from qwen_tools._contract.abort import AbortSignal
-from qwen_tools._contract.display import ToolResultDisplay
-from qwen_tools._contract.parts import TextPart
-from qwen_tools._contract.results import ToolResult
-from qwen_tools.builtin.task import TaskTool
+from qwen_tools.tools.task.tool import TaskTool
 
 PROMPT = "You review code carefully."
 

@@ -181,7 +181,7 @@ import ctypes, os, signal, sys
 ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: never outlive the test process
 if os.getppid() != int(sys.argv[1]):
     os._exit(1)
-from qwen_tools._fs.atomic import write_bytes_atomic
+from qwen_tools.fs.atomic import write_bytes_atomic
 path, size = sys.argv[2], int(sys.argv[3])
 roots = sys.argv[4:] or None
 contents = [b"A" * size, b"B" * (size - 4) + b"tail"]

@@ -1,0 +1,42 @@
+"""``qwen-tools chat``: an interactive session in the terminal (prompt_toolkit in, rich out).
+
+Only the standard library is imported here (``--help`` stays fast): :func:`run_chat` imports
+the app when the command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+
+
+def add_chat_parser(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+    add_workspace_options: Callable[[argparse.ArgumentParser], None],
+    approval_modes: Sequence[str],
+) -> argparse.ArgumentParser:
+    """Register ``chat`` on the sub-command parser."""
+    chat = sub.add_parser(
+        "chat",
+        help="an interactive session with the agent in the terminal",
+        description=(
+            "Talk to the configured OpenAI-compatible model (OPENAI_* or settings, as for "
+            "'run'); tool calls are shown as they run and confirmations are asked inline. "
+            "Type /help in the session for commands and keys."
+        ),
+    )
+    chat.add_argument(
+        "--approval-mode",
+        choices=approval_modes,
+        help="approval mode (default: from settings, else 'default'; /mode changes it)",
+    )
+    chat.add_argument("-m", "--model", help="model name (overrides OPENAI_MODEL and model.name)")
+    add_workspace_options(chat)
+    return chat
+
+
+def run_chat(args: argparse.Namespace) -> int:
+    """Run the interactive session; returns the process exit code."""
+    from qwen_tools.cli.chat.app import run_chat_command
+
+    return run_chat_command(args)

@@ -1,0 +1,199 @@
+"""The chat session: read a prompt, run it through the agent loop, show its events, repeat.
+
+One :class:`~qwen_tools.agent.session.AgentSession` (model client, stats, system prompt) lives
+for the whole session; ``/clear`` starts a new :class:`~qwen_tools.agent.loop.AgentLoop`
+(empty history). Each prompt is one ``loop.send`` with its own ``AbortController``: Ctrl-C
+aborts it (the stream and running tools stop, the calls get their cancelled responses) and
+the prompt comes back; a second Ctrl-C cancels the task and forgets that turn's messages.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from typing import TYPE_CHECKING
+
+from qwen_tools.cli.chat.commands import run_command
+from qwen_tools.cli.chat.prompt import INTERRUPT, ChatPrompt, history_path
+from qwen_tools.cli.chat.screen import ChatView
+from qwen_tools.cli.chat.terminal import TurnTerminal
+from qwen_tools.cli.exit_codes import EXIT_OK, EXIT_USAGE
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from qwen_tools.agent.events import Finished
+    from qwen_tools.agent.loop import AgentLoop
+    from qwen_tools.agent.session import AgentSession
+    from qwen_tools.config.config import Config
+    from qwen_tools.contract.abort import AbortController
+    from qwen_tools.model.model_config import ModelConfig
+    from qwen_tools.registry.registry import ToolRegistry
+    from qwen_tools.session.session import Session
+
+NEEDS_TERMINAL = "qwen-tools chat needs a terminal; for scripts use `qwen-tools run PROMPT`."
+
+
+class ChatApp:
+    """One interactive session."""
+
+    def __init__(self, session: Session, model: ModelConfig, console: Console) -> None:
+        """``session`` is open (entered) for as long as the app runs."""
+        self.session = session
+        self.model = model
+        self.console = console
+        self.config: Config = session.config
+        self.registry: ToolRegistry = session.registry
+        self.view = ChatView(console, self.registry)
+        self.terminal = TurnTerminal()
+        self.view.on_pause = self.terminal.restore
+        self.view.on_resume = self.terminal.quiet
+        self._agent: AgentSession | None = None
+        self._loop: AgentLoop | None = None
+        self._controller: AbortController | None = None
+
+    # -- the CommandHost protocol -------------------------------------------------------------
+
+    def new_conversation(self) -> None:
+        """Start over with an empty history."""
+        if self._agent is not None:
+            self._loop = self._agent.new_loop(on_event=self.view.handle)
+
+    # -- the session ----------------------------------------------------------------------------
+
+    async def run(self) -> int:
+        """Prompt, run, repeat until /quit, Ctrl-D or two Ctrl-C on an empty prompt."""
+        from qwen_tools.agent.session import AgentSession
+        from qwen_tools.cli.chat.dialog import chat_confirm_handler
+
+        confirm = chat_confirm_handler(self.registry, self.view, self.interrupt)
+        async with AgentSession(self.config, self.registry, self.model, confirm=confirm) as agent:
+            self._agent = agent
+            self.new_conversation()
+            self._banner()
+            prompt = ChatPrompt(
+                self.config, self.model.model, history_file=history_path(self.config)
+            )
+            try:
+                await self._converse(prompt)
+            finally:
+                self.terminal.close()
+        self.console.print("[dim]Bye.[/]")
+        return EXIT_OK
+
+    async def _converse(self, prompt: ChatPrompt) -> None:
+        armed = False
+        while True:
+            line = await prompt.read()
+            if line is None:
+                return
+            if line == INTERRUPT:
+                if armed:
+                    return
+                armed = True
+                self.console.print("[dim]Press Ctrl-C again to exit.[/]")
+                continue
+            armed = False
+            if not line.strip():
+                continue
+            if _is_command(line):
+                if run_command(self, line):
+                    return
+                continue
+            await self.turn(line)
+
+    def interrupt(self) -> None:
+        """Cancel the running turn (Ctrl-C during a stream, a batch or a dialog)."""
+        controller = self._controller
+        if controller is not None and not controller.signal.aborted:
+            controller.abort("Cancelled by the user.")
+            self.view.cancelling()
+
+    async def turn(self, text: str) -> None:
+        """Send one prompt and show everything until the loop finishes."""
+        from qwen_tools.contract.abort import AbortController
+
+        loop = self._loop
+        assert loop is not None
+        controller = AbortController()
+        self._controller = controller
+        history_length = len(loop.history)
+        task = asyncio.ensure_future(loop.send(text, signal=controller.signal))
+
+        def hard_cancel() -> None:
+            task.cancel()
+
+        self.terminal.on_interrupt(self.interrupt, hard_cancel)
+        self.view.begin_turn()
+        finished: Finished | None = None
+        try:
+            finished = await task
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise  # the session itself is being cancelled, not just this turn
+            loop.history.truncate(history_length)  # the turn was cut at an arbitrary point
+        finally:
+            self.view.end_turn()
+            self.terminal.end_turn()
+            self._controller = None
+        self._conclude(finished)
+
+    def _conclude(self, finished: Finished | None) -> None:
+        from qwen_tools.agent.events import StopReason
+        from qwen_tools.cli.run_cmd import TURN_LIMIT_MESSAGE
+
+        if finished is None:
+            self.console.print("[yellow]Interrupted.[/] [dim](this turn was forgotten)[/]")
+        elif finished.reason is StopReason.CANCELLED:
+            self.console.print("[yellow]Request cancelled.[/]")
+        elif finished.reason is StopReason.ERROR:
+            error = finished.error or "[API Error: An unknown error occurred.]"
+            self.console.print(error, style="red", markup=False, highlight=False)
+        elif finished.reason is StopReason.MAX_TURNS:
+            self.console.print(TURN_LIMIT_MESSAGE, style="yellow", markup=False)
+        self.console.print()
+
+    def _banner(self) -> None:
+        from rich.text import Text
+
+        banner = Text()
+        banner.append("✦ qwen-tools chat", style="bold magenta")
+        banner.append(f"  {self.model.model}", style="cyan")
+        banner.append(f"  {self.config.target_dir}", style="dim")
+        banner.append(f"  mode: {self.config.approval_mode.value}", style="dim")
+        self.console.print(banner)
+        self.console.print(
+            "[dim]Enter sends, Ctrl-J adds a line, /help lists commands, Ctrl-D quits.[/]\n"
+        )
+
+
+def _is_command(line: str) -> bool:
+    """``/name ...``, as Qwen Code sees it (``//`` and ``/*`` are text, e.g. comments)."""
+    text = line.strip()
+    return text.startswith("/") and not text.startswith(("//", "/*"))
+
+
+def run_chat_command(args: argparse.Namespace) -> int:
+    """Entry point of ``qwen-tools chat``."""
+    from qwen_tools.cli.run_cmd import open_agent_session
+
+    opened = open_agent_session(args)
+    if isinstance(opened, int):
+        return opened
+    session, model = opened
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        session.close_sync()
+        print(NEEDS_TERMINAL, file=sys.stderr)
+        return EXIT_USAGE
+    from rich.console import Console
+
+    async def chat() -> int:
+        async with session:
+            return await ChatApp(session, model, Console(highlight=False)).run()
+
+    try:
+        return asyncio.run(chat())
+    finally:
+        session.close_sync()

@@ -1,0 +1,127 @@
+"""Slash commands: ``/help``, ``/quit``, ``/clear``, ``/tools``, ``/mode``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from qwen_tools.config.tool_settings import ApprovalMode
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from qwen_tools.config.config import Config
+    from qwen_tools.registry.registry import ToolRegistry
+
+
+class CommandHost(Protocol):
+    """What the commands act on (the chat app)."""
+
+    console: Console
+    config: Config
+    registry: ToolRegistry
+
+    def new_conversation(self) -> None:
+        """Forget the history; the next prompt starts a new conversation."""
+
+
+@dataclass(frozen=True)
+class Command:
+    """One slash command: its names, its help line and what it does (``True`` = quit)."""
+
+    names: tuple[str, ...]
+    usage: str
+    help: str
+    run: Callable[[CommandHost, str], bool]
+
+
+def _help(host: CommandHost, _arg: str) -> bool:
+    from rich.table import Table
+
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold cyan", no_wrap=True)
+    table.add_column()
+    for command in COMMANDS:
+        table.add_row(command.usage, command.help)
+    for keys, text in KEYS:
+        table.add_row(keys, text)
+    host.console.print(table)
+    return False
+
+
+def _quit(_host: CommandHost, _arg: str) -> bool:
+    return True
+
+
+def _clear(host: CommandHost, _arg: str) -> bool:
+    host.new_conversation()
+    host.console.clear()
+    host.console.print("[dim]New conversation.[/]")
+    return False
+
+
+def _tools(host: CommandHost, _arg: str) -> bool:
+    from rich.table import Table
+
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column(style="cyan", no_wrap=True)
+    table.add_column(style="dim", no_wrap=True)
+    for tool in sorted(host.registry.get_all_tools(), key=lambda t: t.name):
+        table.add_row(tool.name, tool.display_name, tool.kind.value)
+    host.console.print(table)
+    return False
+
+
+def _mode(host: CommandHost, arg: str) -> bool:
+    modes = ", ".join(mode.value for mode in ApprovalMode)
+    if not arg:
+        host.console.print(
+            f"Approval mode: [bold]{host.config.approval_mode.value}[/] [dim](one of {modes})[/]"
+        )
+        return False
+    try:
+        host.config.approval_mode = ApprovalMode.parse(arg)
+    except ValueError as exc:
+        host.console.print(f"[red]{exc}[/]", highlight=False)
+        return False
+    host.console.print(f"Approval mode: [bold]{host.config.approval_mode.value}[/]")
+    return False
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command(("help", "?"), "/help", "this list", _help),
+    Command(("clear", "new"), "/clear", "start a new conversation (clears the screen)", _clear),
+    Command(("tools",), "/tools", "the tools the model can call", _tools),
+    Command(
+        ("mode",),
+        "/mode [MODE]",
+        "show or set the approval mode: plan, default, auto-edit, yolo",
+        _mode,
+    ),
+    Command(("quit", "exit"), "/quit", "leave (also Ctrl-D, or Ctrl-C twice)", _quit),
+)
+
+KEYS: tuple[tuple[str, str], ...] = (
+    ("Enter", "send the prompt"),
+    ("Ctrl-J, Alt-Enter, \\ Enter", "new line"),
+    ("Shift-Tab", "cycle the approval mode"),
+    ("Ctrl-C", "cancel the running turn; clear the prompt; twice on an empty prompt: quit"),
+    ("Up, Down", "prompt history"),
+)
+
+
+def command_names() -> list[str]:
+    """Every ``/name`` (for completion)."""
+    return [f"/{name}" for command in COMMANDS for name in command.names]
+
+
+def run_command(host: CommandHost, line: str) -> bool:
+    """Run a ``/command`` line; ``True`` when the session should end."""
+    name, _, arg = line.strip()[1:].partition(" ")
+    for command in COMMANDS:
+        if name.lower() in command.names:
+            return command.run(host, arg.strip())
+    host.console.print(f"[red]Unknown command[/] /{name}. Type [bold]/help[/] for the list.")
+    return False

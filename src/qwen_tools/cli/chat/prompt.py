@@ -1,0 +1,176 @@
+"""The input line: multi-line editing, history, slash-command completion, key bindings.
+
+Enter sends; Ctrl-J, Alt-Enter, or a trailing ``\\`` before Enter start a new line. Ctrl-C
+clears a non-empty prompt and, on an empty one, returns :data:`INTERRUPT` (the app asks for a
+second press to quit). Ctrl-D on an empty prompt returns ``None`` (quit). Shift-Tab cycles the
+approval mode, shown at the right of the input line when it is not ``default``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+from qwen_tools.cli.chat.commands import command_names
+from qwen_tools.config.tool_settings import ApprovalMode
+
+if TYPE_CHECKING:
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+    from prompt_toolkit.document import Document
+    from prompt_toolkit.formatted_text import StyleAndTextTuples
+    from prompt_toolkit.key_binding import KeyBindings
+    from prompt_toolkit.styles import Style
+
+    from qwen_tools.config.config import Config
+
+INTERRUPT: Final = "\x03"
+"""What :meth:`ChatPrompt.read` returns for Ctrl-C on an empty prompt."""
+
+_MODE_CYCLE = (ApprovalMode.DEFAULT, ApprovalMode.AUTO_EDIT, ApprovalMode.YOLO, ApprovalMode.PLAN)
+_MODE_STYLE = {
+    ApprovalMode.DEFAULT: "class:hint",
+    ApprovalMode.AUTO_EDIT: "fg:ansigreen",
+    ApprovalMode.YOLO: "fg:ansired bold",
+    ApprovalMode.PLAN: "fg:ansicyan",
+}
+
+
+def history_path(config: Config) -> Path:
+    """Per-project prompt history: ``<qwen home>/tmp/<project hash>/chat_history``."""
+    return config.get_project_temp_dir() / "chat_history"
+
+
+class ChatPrompt:
+    """A prompt_toolkit session configured for the chat."""
+
+    def __init__(self, config: Config, model: str, *, history_file: Path | None) -> None:
+        from prompt_toolkit import PromptSession
+        from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+
+        self.config = config
+        self.model = model
+        history: History = InMemoryHistory()
+        if history_file is not None:
+            try:
+                history_file.parent.mkdir(parents=True, exist_ok=True)
+                history_file.touch(exist_ok=True)
+                history = FileHistory(str(history_file))
+            except OSError:
+                pass
+        self.session: PromptSession[str] = PromptSession(
+            history=history,
+            multiline=True,
+            key_bindings=self._bindings(),
+            completer=_completer(),
+            complete_while_typing=True,
+            prompt_continuation=lambda width, _line, _wrap: " " * (width - 2) + "… ",
+            rprompt=self._mode_hint,
+            reserve_space_for_menu=4,
+            style=_style(),
+            enable_history_search=False,
+        )
+
+    async def read(self) -> str | None:
+        """The next prompt; ``None`` on Ctrl-D, :data:`INTERRUPT` on Ctrl-C (empty prompt)."""
+        from prompt_toolkit.formatted_text import FormattedText
+
+        try:
+            return await self.session.prompt_async(
+                FormattedText([("class:prompt", "> ")]), handle_sigint=False
+            )
+        except EOFError:
+            return None
+        except KeyboardInterrupt:
+            return INTERRUPT
+
+    def _mode_hint(self) -> StyleAndTextTuples:
+        """The approval mode at the right of the input line, unless it is ``default``."""
+        from prompt_toolkit.application import get_app
+
+        mode = self.config.approval_mode
+        if mode is ApprovalMode.DEFAULT or get_app().is_done:
+            return []
+        return [(_MODE_STYLE[mode], f"{mode.value} mode"), ("class:hint", " (shift+tab)")]
+
+    def _bindings(self) -> KeyBindings:
+        from prompt_toolkit.filters import completion_is_selected, has_completions
+        from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+
+        bindings = KeyBindings()
+
+        @bindings.add("enter", filter=~(has_completions & completion_is_selected))
+        def _send(event: KeyPressEvent) -> None:
+            buffer = event.current_buffer
+            if buffer.document.text_before_cursor.endswith("\\"):
+                buffer.delete_before_cursor()
+                buffer.insert_text("\n")
+                return
+            buffer.validate_and_handle()
+
+        @bindings.add("c-j")
+        @bindings.add("escape", "enter")
+        def _newline(event: KeyPressEvent) -> None:
+            event.current_buffer.insert_text("\n")
+
+        @bindings.add("c-c")
+        def _interrupt(event: KeyPressEvent) -> None:
+            buffer = event.current_buffer
+            if buffer.text:
+                buffer.reset()
+            else:
+                event.app.exit(exception=KeyboardInterrupt())
+
+        @bindings.add("s-tab")
+        def _cycle_mode(event: KeyPressEvent) -> None:
+            current = self.config.approval_mode
+            position = _MODE_CYCLE.index(current) if current in _MODE_CYCLE else 0
+            self.config.approval_mode = _MODE_CYCLE[(position + 1) % len(_MODE_CYCLE)]
+            event.app.invalidate()
+
+        return bindings
+
+
+def _style() -> Style:
+    from prompt_toolkit.styles import Style
+
+    return Style.from_dict(
+        {
+            "prompt": "fg:ansimagenta bold",
+            "hint": "fg:ansibrightblack",
+            "rprompt": "bg:default",
+        }
+    )
+
+
+def _completer() -> Completer:
+    from prompt_toolkit.completion import Completer
+
+    class SlashCompleter(Completer):
+        """Completes ``/command`` names and the modes after ``/mode``."""
+
+        def get_completions(
+            self, document: Document, complete_event: CompleteEvent
+        ) -> Iterable[Completion]:
+            return _completions(document.text_before_cursor)
+
+    return SlashCompleter()
+
+
+def _completions(text: str) -> Iterable[Completion]:
+    from prompt_toolkit.completion import Completion
+
+    if not text.startswith("/") or "\n" in text:
+        return
+    if text.startswith("/mode "):
+        word = text[len("/mode ") :]
+        for mode in ApprovalMode:
+            if mode.value.startswith(word):
+                yield Completion(mode.value, start_position=-len(word))
+        return
+    if " " in text:
+        return
+    for name in command_names():
+        if name.startswith(text):
+            yield Completion(name, start_position=-len(text))

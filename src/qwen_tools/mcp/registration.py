@@ -1,0 +1,78 @@
+"""Putting MCP tools into a :class:`~qwen_tools.ToolRegistry`, and finding them by old names.
+
+:func:`register_mcp_tools` replaces each server's earlier registration with its current tools
+(a reconnected server may list different ones). A tool whose name is taken by a non-MCP tool
+is skipped with a warning. :func:`resolve_mcp_alias` finds a tool by one of its aliases —
+Qwen Code 0.24.4's ``mcp__<server>__<tool>`` names — for a registry look-up that missed.
+
+The registry also gets a hint (:func:`unavailable_server_note`): a call of a tool of a server
+that failed to connect is answered with the server's name and reason, after the reference's
+"not found" sentence, instead of name suggestions.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from qwen_tools.mcp.connection import McpServerStatus, unavailable_text
+from qwen_tools.mcp.naming import may_name_a_tool_of
+from qwen_tools.registry.registry import ToolRegistrationError
+
+if TYPE_CHECKING:
+    from qwen_tools.contract.declarative import BaseDeclarativeTool
+    from qwen_tools.mcp.manager import McpManager
+    from qwen_tools.mcp.tool import McpTool
+    from qwen_tools.registry.registry import ToolRegistry
+
+logger = logging.getLogger("qwen_tools.mcp")
+
+
+async def register_mcp_tools(registry: ToolRegistry, manager: McpManager) -> list[McpTool]:
+    """Register the tools of every connected server; returns those registered.
+
+    Starts the manager first if nobody did.
+    """
+    if not manager.started:
+        await manager.start()
+    return sync_mcp_tools(registry, manager)
+
+
+def sync_mcp_tools(registry: ToolRegistry, manager: McpManager) -> list[McpTool]:
+    """Register the tools of the servers connected now (starting none); returns them."""
+    registry.set_missing_tool_hint("mcp", lambda name: unavailable_server_note(manager, name))
+    for server in manager.server_names:
+        registry.remove_tools_by_server(server)
+    registered: list[McpTool] = []
+    for tool in manager.tools():
+        try:
+            registry.register_tool(tool)
+        except ToolRegistrationError as exc:
+            logger.warning(
+                "MCP tool '%s' of server '%s' skipped: %s", tool.name, tool.server_name, exc
+            )
+            continue
+        registered.append(tool)
+    return registered
+
+
+def unavailable_server_note(manager: McpManager, name: str) -> str | None:
+    """Why tool ``name`` is missing if it may belong to a server that was tried and failed."""
+    notes = [
+        unavailable_text(server, manager.last_error(server))
+        for server in manager.server_names
+        if manager.attempted(server)
+        and manager.status(server) is not McpServerStatus.CONNECTED
+        and may_name_a_tool_of(name, server)
+    ]
+    return " ".join(f"{note}." if not note.endswith(".") else note for note in notes) or None
+
+
+def resolve_mcp_alias(registry: ToolRegistry, name: str) -> BaseDeclarativeTool[Any] | None:
+    """The MCP tool one of whose aliases is ``name`` (``None`` if there is none)."""
+    if not name.startswith("mcp__"):
+        return None
+    for tool in registry.get_all_tools():
+        if tool.server_name is not None and name in getattr(tool, "aliases", ()):
+            return tool
+    return None

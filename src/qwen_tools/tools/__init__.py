@@ -1,0 +1,134 @@
+"""Built-in tools that work on the local file system, faithful to Qwen Code 0.24.4.
+
+* :class:`ReadFileTool` — ``read_file`` (display name ``ReadFile``, kind ``read``)
+* :class:`ListDirectoryTool` — ``list_directory`` (``ListFiles``, ``search``)
+* :class:`GlobTool` — ``glob`` (``Glob``, ``search``)
+* :class:`GrepTool` — ``grep_search`` (``Grep``, ``search``)
+* :class:`WriteFileTool` — ``write_file`` (``WriteFile``, ``edit``)
+* :class:`EditTool` — ``edit`` (``Edit``, ``edit``)
+* :class:`ReadManyFilesTool` — ``read_many_files`` (``ReadManyFiles``, ``read``)
+* :class:`ShellTool` — ``run_shell_command`` (``Shell``, ``execute``)
+* :class:`TaskStopTool` — ``task_stop`` (``TaskStop``, ``other``): stops background shells
+* :class:`TodoWriteTool` — ``todo_write`` (``TodoList``, ``think``)
+* :class:`SaveMemoryTool` — ``save_memory`` (``SaveMemory``, ``think``)
+* :class:`TaskTool` — ``task`` (``Task``, ``agent``): runs a subagent (needs a model)
+* :class:`EnterPlanModeTool` / :class:`ExitPlanModeTool` — ``enter_plan_mode`` / ``exit_plan_mode``
+* :class:`WebFetchTool` — ``web_fetch`` (``WebFetch``, ``fetch``)
+* :class:`WebSearchTool` — ``web_search`` (``WebSearch``, ``search``): when a provider is configured
+
+:func:`create_builtin_tools` builds one of each for a :class:`~qwen_tools.config.config.Config`;
+:func:`builtin_tool_factories` names them without importing them (a tool's module, and the
+engines it needs, are imported when the tool is first built). The classes are exported lazily.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from qwen_tools.config.config import Config
+from qwen_tools.config.web_settings import resolve_web_search
+from qwen_tools.contract.tool_factory import ToolFactory
+
+if TYPE_CHECKING:  # the static view of the lazy exports below
+    from qwen_tools.contract.declarative import BaseDeclarativeTool
+    from qwen_tools.tools.edit.tool import EditTool as EditTool
+    from qwen_tools.tools.enter_plan_mode import EnterPlanModeTool as EnterPlanModeTool
+    from qwen_tools.tools.exit_plan_mode import ExitPlanModeTool as ExitPlanModeTool
+    from qwen_tools.tools.glob.tool import GlobTool as GlobTool
+    from qwen_tools.tools.grep.tool import GrepTool as GrepTool
+    from qwen_tools.tools.list_directory import ListDirectoryTool as ListDirectoryTool
+    from qwen_tools.tools.read_file import ReadFileTool as ReadFileTool
+    from qwen_tools.tools.read_many_files.tool import ReadManyFilesTool as ReadManyFilesTool
+    from qwen_tools.tools.save_memory.tool import SaveMemoryTool as SaveMemoryTool
+    from qwen_tools.tools.shell.tool import ShellTool as ShellTool
+    from qwen_tools.tools.task.tool import TaskTool as TaskTool
+    from qwen_tools.tools.task_stop import TaskStopTool as TaskStopTool
+    from qwen_tools.tools.todo_write.tool import TodoWriteTool as TodoWriteTool
+    from qwen_tools.tools.web_fetch.tool import WebFetchTool as WebFetchTool
+    from qwen_tools.tools.web_search.tool import WebSearchTool as WebSearchTool
+    from qwen_tools.tools.write_file import WriteFileTool as WriteFileTool
+
+_TOOLS: dict[str, tuple[str, str]] = {
+    # tool name: (module, class), in the order the tools are registered
+    "read_file": ("read_file", "ReadFileTool"),
+    "list_directory": ("list_directory", "ListDirectoryTool"),
+    "glob": ("glob.tool", "GlobTool"),
+    "grep_search": ("grep.tool", "GrepTool"),
+    "write_file": ("write_file", "WriteFileTool"),
+    "edit": ("edit.tool", "EditTool"),
+    "read_many_files": ("read_many_files.tool", "ReadManyFilesTool"),
+    "run_shell_command": ("shell.tool", "ShellTool"),
+    "task_stop": ("task_stop", "TaskStopTool"),
+    "todo_write": ("todo_write.tool", "TodoWriteTool"),
+    "save_memory": ("save_memory.tool", "SaveMemoryTool"),
+    "task": ("task.tool", "TaskTool"),
+    "web_fetch": ("web_fetch.tool", "WebFetchTool"),
+    "enter_plan_mode": ("enter_plan_mode", "EnterPlanModeTool"),
+    "exit_plan_mode": ("exit_plan_mode", "ExitPlanModeTool"),
+    "web_search": ("web_search.tool", "WebSearchTool"),
+}
+_EXPORTS = {cls: module for module, cls in _TOOLS.values()}
+
+__all__ = [
+    "EditTool",
+    "EnterPlanModeTool",
+    "ExitPlanModeTool",
+    "GlobTool",
+    "GrepTool",
+    "ListDirectoryTool",
+    "ReadFileTool",
+    "ReadManyFilesTool",
+    "SaveMemoryTool",
+    "ShellTool",
+    "TaskStopTool",
+    "TaskTool",
+    "TodoWriteTool",
+    "WebFetchTool",
+    "WebSearchTool",
+    "WriteFileTool",
+    "builtin_tool_factories",
+    "create_builtin_tools",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+def _builder(config: Config, name: str) -> ToolFactory:
+    module, cls = _TOOLS[name]
+
+    def build() -> BaseDeclarativeTool[Any]:
+        tool_class: Any = getattr(importlib.import_module(f".{module}", __name__), cls)
+        tool: BaseDeclarativeTool[Any] = tool_class(config)
+        return tool
+
+    return ToolFactory(name, build)
+
+
+def builtin_tool_factories(config: Config) -> list[ToolFactory]:
+    """The built-in tools ``config`` offers, by name, each built (and imported) on first use."""
+    names = list(_TOOLS)[:13]
+    if config.interactive:
+        # as in Qwen Code, plan mode needs someone to approve the plan: headless sessions
+        # do without these two tools
+        names += ["enter_plan_mode", "exit_plan_mode"]
+    if resolve_web_search(config.settings.web.search, None) is not None:
+        # web_search is registered when some provider is configured (web_search_enabled)
+        names.append("web_search")
+    return [_builder(config, name) for name in names]
+
+
+def create_builtin_tools(config: Config) -> list[BaseDeclarativeTool[Any]]:
+    """One instance of every built-in tool, bound to ``config``."""
+    return [factory.build() for factory in builtin_tool_factories(config)]

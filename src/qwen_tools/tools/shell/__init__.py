@@ -1,0 +1,1 @@
+"""`run_shell_command`: the shell tool. `tool` is the tool (validation, confirmation, foreground and background runs); `result` formats what the model sees. The shell engine (parsing, safety, execution) is `qwen_tools.shell`."""
