@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from qwen_tools import ApprovalMode, Config, ToolCallRequest, build_registry, run_tool_call
-from qwen_tools.mcp.connection import NOTHING_FOUND, McpServerStatus
+from qwen_tools.mcp.connection import McpServerStatus
+from qwen_tools.mcp.listing import NOTHING_FOUND
 from qwen_tools.mcp.manager import McpManager
 from qwen_tools.mcp.registration import register_mcp_tools
 

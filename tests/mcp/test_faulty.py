@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from qwen_tools import McpServerConfig
-from qwen_tools.mcp.connection import NOTHING_FOUND, McpServerStatus
+from qwen_tools.mcp.connection import McpServerStatus
+from qwen_tools.mcp.listing import NOTHING_FOUND
 from qwen_tools.mcp.manager import McpManager
 from support.processes import marked_pids
 

@@ -6,6 +6,8 @@
 * :mod:`.admission` — ``mcp.allowed``/``mcp.excluded``, ``includeTools``/``excludeTools``, caps;
 * :mod:`.transport` — stdio / SSE / Streamable HTTP transports from an ``mcpServers`` entry;
 * :mod:`.connection` — one server: its session task, status, tools and calls;
+* :mod:`.listing` — what a connected server lists: the tools the model may see;
+* :mod:`.failures` — connection failures told apart from call failures, and worded;
 * :mod:`.manager` — every admitted server, started in parallel; the tools they offer;
 * :mod:`.tool` — :class:`McpTool`, the declarative tool wrapping one server tool;
 * :mod:`.registration` — putting those tools into a :class:`~qwen_tools.ToolRegistry`;

@@ -10,6 +10,8 @@ A server that dies (its read stream ends) is marked ``disconnected`` at once; th
 reconnects it on demand (:meth:`McpConnection.reconnect`). A server that sends something that
 is not a JSON-RPC message (garbage on stdout) gets one warning line for the whole connection's
 life; the rest go to the debug log (the SDK's tracebacks too, see :mod:`.sdk_logs`).
+
+What a server lists is read in :mod:`.listing`; failures are worded in :mod:`.failures`.
 """
 
 from __future__ import annotations
@@ -17,9 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-import re
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,6 +28,14 @@ import anyio
 
 from qwen_tools.config.tool_settings import McpServerConfig
 from qwen_tools.mcp.admission import discovery_timeout_ms
+from qwen_tools.mcp.failures import (
+    ConnectionLost,
+    describe_error,
+    failure_text,
+    is_connection_error,
+    short_error,
+)
+from qwen_tools.mcp.listing import McpToolInfo, list_tools
 from qwen_tools.mcp.sdk_logs import quiet_sdk_tracebacks
 from qwen_tools.mcp.transport import McpConfigError, StderrLog, open_transport
 
@@ -38,16 +46,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("qwen_tools.mcp")
 
-NOTHING_FOUND = "No prompts, tools, or resources found on the server."
-_DEAD_SESSION = re.compile(r"session (not found|terminated|expired)", re.I)
-_CONNECTION_WORDS = re.compile(
-    r"ECONNREFUSED|ENOTFOUND|ECONNRESET|ETIMEDOUT|connection (closed|lost)|not connected"
-    r"|disconnected|transport closed|SSE stream|" + _DEAD_SESSION.pattern,
-    re.I,
-)
-_CONNECTION_CLOSED = -32000
-_METHOD_NOT_FOUND = -32601
-
 
 class McpServerStatus(StrEnum):
     """Where a server's connection stands."""
@@ -55,84 +53,6 @@ class McpServerStatus(StrEnum):
     CONNECTING = "connecting"
     CONNECTED = "connected"
     DISCONNECTED = "disconnected"
-
-
-class ConnectionLost(Exception):
-    """The connection ended; ``sent`` tells whether the request may have reached the server."""
-
-    def __init__(self, message: str, *, sent: bool) -> None:
-        super().__init__(message)
-        self.sent = sent
-
-
-@dataclass(frozen=True, slots=True)
-class McpToolInfo:
-    """A tool as the server lists it (wire names for the annotations)."""
-
-    name: str
-    description: str
-    input_schema: dict[str, Any]
-    annotations: dict[str, Any] = field(default_factory=dict)
-
-
-def is_connection_error(exc: BaseException) -> bool:
-    """Whether ``exc`` means the connection (not the call) failed."""
-    code = getattr(exc, "code", None)
-    if code == _CONNECTION_CLOSED or code == 404:
-        return True
-    if isinstance(exc, OSError | anyio.BrokenResourceError | anyio.ClosedResourceError):
-        return True
-    if type(exc).__module__.startswith(("httpx", "httpcore")):
-        return True
-    return bool(_CONNECTION_WORDS.search(str(exc)))
-
-
-def describe_error(exc: BaseException) -> str:
-    """A one-line reason for a failure (the innermost useful exception of a group)."""
-    while isinstance(exc, BaseExceptionGroup):
-        useful = [e for e in exc.exceptions if not isinstance(e, asyncio.CancelledError)]
-        if not useful:
-            break
-        exc = useful[0]
-    return str(exc) or type(exc).__name__
-
-
-def failure_text(name: str, reason: str) -> str:
-    """``MCP server '<name>': <reason>``, without naming the server twice."""
-    prefix = f"MCP server '{name}'"
-    return reason if reason.startswith(prefix) else f"{prefix}: {reason}"
-
-
-def unavailable_text(name: str, reason: str | None) -> str:
-    """``MCP server '<name>' is not connected: <reason>`` (the reason without the name)."""
-    prefix = f"MCP server '{name}'"
-    why = reason or "not started"
-    if why.startswith(prefix):
-        why = why[len(prefix) :].lstrip(": ") or why
-    return f"{prefix} is not connected: {why}"
-
-
-def short_error(exc: BaseException) -> str:
-    """One line about ``exc``: a validation error's first message and input, else its text."""
-    errors = getattr(exc, "errors", None)
-    if callable(errors):
-        try:
-            first = errors()[0]
-            text = f"{first['msg']}: {str(first.get('input'))[:60]!r}"
-        except (IndexError, KeyError, TypeError, ValueError):
-            text = ""
-        if text:
-            return text
-    lines = str(exc).strip().splitlines()
-    return lines[0][:200] if lines else type(exc).__name__
-
-
-def _visible_to_model(meta: Any) -> bool:
-    ui = meta.get("ui") if isinstance(meta, dict) else None
-    if not isinstance(ui, dict) or ui.get("visibility") is None:
-        return True
-    visibility = ui["visibility"]
-    return isinstance(visibility, list) and "model" in visibility
 
 
 class _Attempt:
@@ -344,7 +264,7 @@ class McpConnection:
             client_info=Implementation(name=f"qwen-cli-mcp-client-{self.name}", version="0.0.1"),
         )
         async with client:
-            tools = await self._discover(client)
+            tools = await list_tools(client, self.name)
             scope.deadline = math.inf
             if attempt.stop.is_set():
                 return
@@ -357,46 +277,6 @@ class McpConnection:
             attempt.ready.set()
             await attempt.stop.wait()
             attempt.client = None
-
-    async def _discover(self, client: Client) -> tuple[McpToolInfo, ...]:
-        listed = await _all_pages(client.list_tools, "tools")
-        others = 0
-        # As the reference: prompts (and resources) are only asked of a server declaring them.
-        capabilities = client.server_capabilities
-        for method, key, declared in (
-            (client.list_prompts, "prompts", capabilities.prompts),
-            (client.list_resources, "resources", capabilities.resources),
-        ):
-            if declared is not None:
-                others += len(await _all_pages(method, key))
-        tools: dict[str, McpToolInfo] = {}
-        hidden = False
-        for tool in listed:
-            if not tool.name:
-                continue
-            if tool.name in tools:
-                logger.warning("MCP server '%s' lists tool '%s' twice", self.name, tool.name)
-                continue
-            if not _visible_to_model(tool.meta):
-                hidden = True
-                continue
-            if tool.execution is not None and tool.execution.task_support == "required":
-                # only callable as an MCP task, which this client does not run: every call
-                # would fail, so the model is never offered it
-                logger.info("MCP server '%s': tool '%s' needs tasks; skipped", self.name, tool.name)
-                hidden = True
-                continue
-            annotations = (
-                tool.annotations.model_dump(by_alias=True, exclude_none=True)
-                if tool.annotations is not None
-                else {}
-            )
-            tools[tool.name] = McpToolInfo(
-                tool.name, tool.description or "", dict(tool.input_schema or {}), annotations
-            )
-        if not tools and not others and not hidden:
-            raise RuntimeError(NOTHING_FOUND)
-        return tuple(tools.values())
 
     # -- calls ------------------------------------------------------------------------------
 
@@ -421,26 +301,3 @@ class McpConnection:
             if is_connection_error(exc):
                 raise ConnectionLost(describe_error(exc), sent=True) from exc
             raise
-
-
-async def _all_pages(method: Callable[..., Awaitable[Any]], key: str) -> list[Any]:
-    """Every item of a paginated list call; a server without the method lists nothing."""
-    from mcp.shared.exceptions import MCPError
-
-    items: list[Any] = []
-    cursor: str | None = None
-    seen: set[str] = set()
-    while True:
-        try:
-            page = await method(cursor=cursor)
-        except MCPError as exc:
-            if exc.code == _CONNECTION_CLOSED:
-                raise
-            if exc.code != _METHOD_NOT_FOUND:
-                logger.debug("%s/list failed: %s", key, exc)
-            return items
-        items.extend(getattr(page, key))
-        cursor = page.next_cursor
-        if cursor is None or cursor in seen:
-            return items
-        seen.add(cursor)

@@ -28,7 +28,8 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 from qwen_tools.mcp.admission import admitted_servers, is_tool_enabled
-from qwen_tools.mcp.connection import McpConnection, McpServerStatus, failure_text
+from qwen_tools.mcp.connection import McpConnection, McpServerStatus
+from qwen_tools.mcp.failures import failure_text
 from qwen_tools.mcp.naming import assign_tool_names, tool_aliases
 from qwen_tools.mcp.tool import McpTool
 

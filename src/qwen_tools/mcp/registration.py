@@ -15,7 +15,8 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from qwen_tools.mcp.connection import McpServerStatus, unavailable_text
+from qwen_tools.mcp.connection import McpServerStatus
+from qwen_tools.mcp.failures import unavailable_text
 from qwen_tools.mcp.naming import may_name_a_tool_of
 from qwen_tools.registry.registry import ToolRegistrationError
 

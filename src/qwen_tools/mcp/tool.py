@@ -32,7 +32,9 @@ from qwen_tools.contract.invocation import BaseToolInvocation, ToolInvocation, U
 from qwen_tools.contract.kinds import Kind
 from qwen_tools.contract.results import ToolResult
 from qwen_tools.jscompat.jsjson import js_stringify
-from qwen_tools.mcp.connection import ConnectionLost, McpConnection, McpToolInfo
+from qwen_tools.mcp.connection import McpConnection
+from qwen_tools.mcp.failures import ConnectionLost
+from qwen_tools.mcp.listing import McpToolInfo
 from qwen_tools.mcp.results import call_result_to_tool_result
 from qwen_tools.mcp.schema import model_input_schema
 
