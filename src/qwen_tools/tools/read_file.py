@@ -39,7 +39,7 @@ from __future__ import annotations
 import json
 import os
 import stat
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal, TypedDict
 
 import anyio
 
@@ -67,7 +67,7 @@ from qwen_tools.tools.file_reading.file_open import OpenedFile
 from qwen_tools.tools.file_reading.file_types import js_extname
 from qwen_tools.tools.file_reading.pdf import PDF_MAX_PAGES_PER_READ, parse_page_range
 
-__all__ = ["ReadFileTool"]
+__all__ = ["ReadFileParams", "ReadFileTool"]
 
 _DESCRIPTION = (
     "Returns the content of one file. Give file_path as an absolute path (join the project "
@@ -112,6 +112,23 @@ _SCHEMA: dict[str, Any] = {
     "type": "object",
 }
 
+
+class ReadFileParams(TypedDict, total=False):
+    """``read_file``'s params, as :data:`_SCHEMA` declares them (none required by the schema).
+
+    Validation turns ``absolute_path`` into ``file_path`` and drops null or empty ranges, so
+    an invocation always has ``file_path`` and never ``absolute_path`` or a null.
+    """
+
+    file_path: str
+    offset: int | None
+    limit: int | None
+    pages: str | None
+    absolute_path: str
+
+
+_RANGE_KEYS: tuple[Literal["offset", "limit", "pages"], ...] = ("offset", "limit", "pages")
+
 _UNCHANGED = (
     "[File {rel} unchanged since last read in this session \u2014 the full content was "
     "provided earlier in this conversation. If you cannot retrieve that prior content (e.g. "
@@ -125,17 +142,18 @@ _INLINE_READ_BYTES = 256 * 1024
 """Files up to this size are read on the event loop thread (see ``execute``)."""
 
 
-class ReadFileInvocation(BaseToolInvocation[dict[str, Any]]):
+class ReadFileInvocation(BaseToolInvocation[ReadFileParams]):
     """One validated ``read_file`` call."""
 
-    def __init__(self, config: Config, params: dict[str, Any]) -> None:
+    def __init__(self, config: Config, params: ReadFileParams) -> None:
         super().__init__(params)
         self.config = config
 
     def get_description(self) -> str:
         """The file (relative when inside the project) and the requested window."""
         short = shorten_path(make_relative(self.params["file_path"], str(self.config.target_dir)))
-        pages, offset, limit = (self.params.get(k) for k in ("pages", "offset", "limit"))
+        params = self.params
+        pages, offset, limit = params.get("pages"), params.get("offset"), params.get("limit")
         if pages:
             return f"{short} (pages {pages})"
         if offset is not None and limit is not None:
@@ -221,7 +239,7 @@ class ReadFileInvocation(BaseToolInvocation[dict[str, Any]]):
         return ToolResult(llm_content=llm_content, return_display=content.display)
 
 
-class ReadFileTool(BaseDeclarativeTool[dict[str, Any]]):
+class ReadFileTool(BaseDeclarativeTool[ReadFileParams]):
     """The ``read_file`` tool (display name ``ReadFile``, kind ``read``)."""
 
     Name: ClassVar[str] = "read_file"
@@ -230,7 +248,7 @@ class ReadFileTool(BaseDeclarativeTool[dict[str, Any]]):
         super().__init__(self.Name, "ReadFile", _DESCRIPTION, Kind.READ, _SCHEMA)
         self.config = config
 
-    def validate_tool_param_values(self, params: dict[str, Any]) -> str | None:
+    def validate_tool_param_values(self, params: ReadFileParams) -> str | None:
         """Normalise the params (alias, trimming, nulls) and check them, in the reference's order."""
         alias = params.pop("absolute_path", None)
         given = params.get("file_path")
@@ -246,11 +264,12 @@ class ReadFileTool(BaseDeclarativeTool[dict[str, Any]]):
             return "The 'file_path' parameter must be non-empty."
         if not os.path.isabs(path):
             return f"File path must be absolute, but was relative: {path}. You must provide an absolute path."
-        for key in ("offset", "limit", "pages"):
+        for key in _RANGE_KEYS:
             if params.get(key) is None:
                 params.pop(key, None)
-        if "pages" in params:
-            pages = js_trim(params["pages"])
+        pages = params.get("pages")
+        if pages is not None:
+            pages = js_trim(pages)
             if pages:
                 params["pages"] = pages
             else:
@@ -263,9 +282,10 @@ class ReadFileTool(BaseDeclarativeTool[dict[str, Any]]):
                 "For Jupyter notebooks (.ipynb), omit 'offset', 'limit', and 'pages' or set them "
                 f"to null. Retry with: {json.dumps(retry, separators=(',', ':'), ensure_ascii=False)}"
             )
-        if params.get("offset", 0) < 0:
+        if (params.get("offset") or 0) < 0:
             return "Offset must be a non-negative integer"
-        if params.get("limit", 1) <= 0:
+        limit = params.get("limit")
+        if limit is not None and limit <= 0:
             return "Limit must be a positive integer"
         error = self._check_pages(params.get("pages"))
         if error is not None:
@@ -295,6 +315,6 @@ class ReadFileTool(BaseDeclarativeTool[dict[str, Any]]):
             return f"Pages range exceeds maximum of {PDF_MAX_PAGES_PER_READ} pages per request."
         return None
 
-    def create_invocation(self, params: dict[str, Any]) -> ToolInvocation[dict[str, Any]]:
+    def create_invocation(self, params: ReadFileParams) -> ToolInvocation[ReadFileParams]:
         """Build the invocation for validated params."""
         return ReadFileInvocation(self.config, params)
