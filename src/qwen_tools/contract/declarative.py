@@ -11,7 +11,6 @@ from typing import Any, Generic, Literal, cast
 from qwen_tools.contract.abort import AbortSignal
 from qwen_tools.contract.errors import (
     StructuredToolError,
-    ToolError,
     ToolErrorType,
     ToolParamsError,
 )
@@ -154,10 +153,10 @@ class BaseDeclarativeTool(ABC, Generic[ParamsT]):
             invocation = self.build(params)
         except ToolParamsError as exc:
             message = str(exc)
-            return ToolResult(
+            return ToolResult.failure(
+                message,
+                ToolErrorType.INVALID_TOOL_PARAMS,
                 llm_content=f"Error: Invalid parameters provided. Reason: {message}",
-                return_display=message,
-                error=ToolError(message, ToolErrorType.INVALID_TOOL_PARAMS),
             )
         try:
             return await invocation.execute(signal or AbortSignal.never())
@@ -165,8 +164,8 @@ class BaseDeclarativeTool(ABC, Generic[ParamsT]):
             return ToolResult.failure(exc.message, exc.error_type)
         except Exception as exc:
             message = str(exc)
-            return ToolResult(
+            return ToolResult.failure(
+                message,
+                ToolErrorType.EXECUTION_FAILED,
                 llm_content=f"Error: Tool call execution failed. Reason: {message}",
-                return_display=message,
-                error=ToolError(message, ToolErrorType.EXECUTION_FAILED),
             )

@@ -37,7 +37,7 @@ from qwen_tools.config.config import Config
 from qwen_tools.config.file_service import FileFilteringOptions
 from qwen_tools.contract.abort import AbortSignal
 from qwen_tools.contract.declarative import BaseDeclarativeTool
-from qwen_tools.contract.errors import ToolError, ToolErrorType
+from qwen_tools.contract.errors import ToolErrorType
 from qwen_tools.contract.invocation import BaseToolInvocation, ToolInvocation, UpdateOutput
 from qwen_tools.contract.kinds import Kind
 from qwen_tools.contract.results import ToolResult
@@ -114,11 +114,7 @@ class _Entry:
 
 
 def _error(message: str, display: str, error_type: ToolErrorType) -> ToolResult:
-    return ToolResult(
-        llm_content=message,
-        return_display=f"Error: {display}",
-        error=ToolError(message, error_type),
-    )
+    return ToolResult.failure(message, error_type, display=f"Error: {display}")
 
 
 class ListDirectoryInvocation(BaseToolInvocation[dict[str, Any]]):

@@ -202,7 +202,11 @@ class ReadFileInvocation(BaseToolInvocation[ReadFileParams]):
     @staticmethod
     def _failure(content: FileContent) -> ToolResult:
         display = content.display or "Error reading file"
-        return ToolResult(content.llm_content, return_display=display, error=content.error)
+        error = content.error
+        assert error is not None  # called only for a failed read
+        return ToolResult.failure(
+            error.message, error.type, llm_content=content.llm_content, display=display
+        )
 
     def _read_opened(self, opened: OpenedFile, rel: str) -> ToolResult:
         absolute = js_resolve(opened.path)

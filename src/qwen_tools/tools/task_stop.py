@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 from qwen_tools.config.config import Config
 from qwen_tools.contract.abort import AbortSignal
 from qwen_tools.contract.declarative import BaseDeclarativeTool
-from qwen_tools.contract.errors import ToolError, ToolErrorType
+from qwen_tools.contract.errors import ToolErrorType
 from qwen_tools.contract.invocation import BaseToolInvocation, ToolInvocation, UpdateOutput
 from qwen_tools.contract.kinds import Kind
 from qwen_tools.contract.results import ToolResult
@@ -66,20 +66,20 @@ class TaskStopInvocation(BaseToolInvocation[dict[str, Any]]):
         registry = self.config.session.background_shells
         entry = registry.get(task_id)
         if entry is None:
-            return ToolResult(
+            return ToolResult.failure(
+                f"Task not found: {task_id}",
+                ToolErrorType.TASK_STOP_NOT_FOUND,
                 llm_content=f'Error: No background task found with ID "{task_id}".',
-                return_display="Task not found.",
-                error=ToolError(f"Task not found: {task_id}", ToolErrorType.TASK_STOP_NOT_FOUND),
+                display="Task not found.",
             )
         if entry.status != "running":
-            return ToolResult(
+            return ToolResult.failure(
+                f"shell is {entry.status}: {task_id}",
+                ToolErrorType.TASK_STOP_NOT_RUNNING,
                 llm_content=(
                     f'Error: Background shell "{task_id}" is not running (status: {entry.status}).'
                 ),
-                return_display=f"Task not running ({entry.status}).",
-                error=ToolError(
-                    f"shell is {entry.status}: {task_id}", ToolErrorType.TASK_STOP_NOT_RUNNING
-                ),
+                display=f"Task not running ({entry.status}).",
             )
         await registry.stop(task_id)
         return ToolResult(

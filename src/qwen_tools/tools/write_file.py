@@ -58,7 +58,7 @@ from qwen_tools.contract.abort import AbortSignal
 from qwen_tools.contract.confirmation import EditConfirmationDetails, ToolCallConfirmationDetails
 from qwen_tools.contract.declarative import BaseDeclarativeTool
 from qwen_tools.contract.display import FileDiff
-from qwen_tools.contract.errors import StructuredToolError, ToolError, ToolErrorType
+from qwen_tools.contract.errors import StructuredToolError, ToolErrorType
 from qwen_tools.contract.invocation import (
     BaseToolInvocation,
     ToolInvocation,
@@ -156,11 +156,7 @@ def _write_error(exc: BaseException, path: str, *, mkdir: bool = False) -> ToolR
 
 def _problem_result(problem: PriorReadProblem) -> ToolResult:
     display = f"Error: {problem.display_message}" if problem.display_message else problem.message
-    return ToolResult(
-        llm_content=problem.message,
-        return_display=display,
-        error=ToolError(problem.message, problem.error_type),
-    )
+    return ToolResult.failure(problem.message, problem.error_type, display=display)
 
 
 def read_existing(path: str, roots: tuple[str, ...]) -> DecodedText:

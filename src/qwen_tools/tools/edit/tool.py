@@ -32,7 +32,7 @@ from qwen_tools.contract.abort import AbortSignal
 from qwen_tools.contract.confirmation import EditConfirmationDetails, ToolCallConfirmationDetails
 from qwen_tools.contract.declarative import BaseDeclarativeTool
 from qwen_tools.contract.display import FileDiff
-from qwen_tools.contract.errors import StructuredToolError, ToolError, ToolErrorType
+from qwen_tools.contract.errors import StructuredToolError, ToolErrorType
 from qwen_tools.contract.invocation import (
     BaseToolInvocation,
     ToolInvocation,
@@ -125,11 +125,7 @@ class _Failure:
     type: ToolErrorType
 
     def result(self) -> ToolResult:
-        return ToolResult(
-            llm_content=self.raw,
-            return_display=f"Error: {self.display}",
-            error=ToolError(self.raw, self.type),
-        )
+        return ToolResult.failure(self.raw, self.type, display=f"Error: {self.display}")
 
 
 class EditInvocation(BaseToolInvocation[dict[str, Any]]):
@@ -228,10 +224,9 @@ class EditInvocation(BaseToolInvocation[dict[str, Any]]):
                 if signal.aborted:
                     raise
                 message = error_message(exc, "open", self._path)
-                return ToolResult(
-                    llm_content=f"Error preparing edit: {message}",
-                    return_display=f"Error preparing edit: {message}",
-                    error=ToolError(message, ToolErrorType.EDIT_PREPARATION_FAILURE),
+                text = f"Error preparing edit: {message}"
+                return ToolResult.failure(
+                    message, ToolErrorType.EDIT_PREPARATION_FAILURE, llm_content=text, display=text
                 )
             if plan.error is not None:
                 return _Failure(plan.error.raw, plan.error.display, plan.error.type).result()
@@ -256,10 +251,11 @@ class EditInvocation(BaseToolInvocation[dict[str, Any]]):
             return self._outside()
         except Exception as exc:
             message = error_message(exc, syscall, path)
-            return ToolResult(
+            return ToolResult.failure(
+                message,
+                _write_error_type(exc),
                 llm_content=f"Error executing edit: {message}",
-                return_display=f"Error writing file: {message}",
-                error=ToolError(message, _write_error_type(exc)),
+                display=f"Error writing file: {message}",
             )
         cache.record_write(path, stat_result=written)
         return self._success(plan)

@@ -31,7 +31,7 @@ import anyio
 from qwen_tools.config.config import Config
 from qwen_tools.contract.abort import AbortSignal
 from qwen_tools.contract.declarative import BaseDeclarativeTool
-from qwen_tools.contract.errors import ToolError, ToolErrorType
+from qwen_tools.contract.errors import ToolErrorType
 from qwen_tools.contract.invocation import BaseToolInvocation, ToolInvocation, UpdateOutput
 from qwen_tools.contract.kinds import Kind
 from qwen_tools.contract.results import ToolResult
@@ -101,10 +101,10 @@ class GlobInvocation(BaseToolInvocation[dict[str, Any]]):
         except Exception as exc:  # the reference reports any failure of the walk this way
             reason = _ABORTED if isinstance(exc, GlobAborted) else str(exc)
             message = f"Error during glob search operation: {reason}"
-            return ToolResult(
-                llm_content=message,
-                return_display=f"Error: {reason or 'An unexpected error occurred.'}",
-                error=ToolError(message, ToolErrorType.GLOB_EXECUTION_ERROR),
+            return ToolResult.failure(
+                message,
+                ToolErrorType.GLOB_EXECUTION_ERROR,
+                display=f"Error: {reason or 'An unexpected error occurred.'}",
             )
 
     def _search(self, signal: AbortSignal) -> ToolResult:

@@ -37,7 +37,7 @@ from qwen_tools.config.config import Config
 from qwen_tools.config.file_service import FileFilteringOptions
 from qwen_tools.contract.abort import AbortSignal
 from qwen_tools.contract.declarative import BaseDeclarativeTool
-from qwen_tools.contract.errors import ToolError, ToolErrorType
+from qwen_tools.contract.errors import ToolErrorType
 from qwen_tools.contract.invocation import BaseToolInvocation, ToolInvocation, UpdateOutput
 from qwen_tools.contract.kinds import Kind
 from qwen_tools.contract.parts import PartUnion
@@ -185,11 +185,11 @@ class ReadManyFilesInvocation(BaseToolInvocation[dict[str, Any]]):
         except Exception as exc:  # the reference reports any failure of the search this way
             reason = _ABORTED if isinstance(exc, SearchAborted) else str(exc)
             message = f"Error during file search: {reason}"
-            return ToolResult(
-                llm_content=message,
-                return_display="## File Search Error\n\nAn error occurred while searching for "
+            return ToolResult.failure(
+                message,
+                ToolErrorType.READ_MANY_FILES_SEARCH_ERROR,
+                display="## File Search Error\n\nAn error occurred while searching for "
                 f"files:\n```\n{reason}\n```",
-                error=ToolError(message, ToolErrorType.READ_MANY_FILES_SEARCH_ERROR),
             )
         skipped: list[tuple[str, str]] = [
             (escape_control_chars(p), outside_reason(p)) for p in found.outside

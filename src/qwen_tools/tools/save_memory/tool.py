@@ -38,7 +38,7 @@ from qwen_tools.contract.confirmation import (
     ToolConfirmationPayload,
 )
 from qwen_tools.contract.declarative import BaseDeclarativeTool
-from qwen_tools.contract.errors import StructuredToolError, ToolError, ToolErrorType
+from qwen_tools.contract.errors import StructuredToolError, ToolErrorType
 from qwen_tools.contract.invocation import (
     BaseToolInvocation,
     ToolInvocation,
@@ -251,10 +251,9 @@ def _append(path: str, fact: str, roots: tuple[str, ...] | None) -> None:
 
 def _failure(exc: _StepFailed) -> ToolResult:
     message = f"[MemoryTool] Failed to add memory entry: {exc}"
-    return ToolResult(
-        llm_content=f"Error saving memory: {message}",
-        return_display=f"Error saving memory: {message}",
-        error=ToolError(message, ToolErrorType.MEMORY_TOOL_EXECUTION_ERROR),
+    text = f"Error saving memory: {message}"
+    return ToolResult.failure(
+        message, ToolErrorType.MEMORY_TOOL_EXECUTION_ERROR, llm_content=text, display=text
     )
 
 

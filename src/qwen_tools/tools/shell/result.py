@@ -17,7 +17,7 @@ from typing import Any
 import anyio
 
 from qwen_tools.config.config import Config
-from qwen_tools.contract.errors import ToolError, ToolErrorType
+from qwen_tools.contract.errors import ToolErrorType
 from qwen_tools.contract.results import ToolResult
 from qwen_tools.jscompat.jstext import utf16_len
 from qwen_tools.shell.background import BackgroundShell
@@ -220,22 +220,25 @@ async def build_result(
     if hint:
         llm += f"\n\n{hint}"
         display += f"\n\n{hint}" if display else hint
-    error: ToolError | None = None
     if summary is not None:
-        error = ToolError(llm, ToolErrorType.EXECUTION_TIMEOUT)
+        result = ToolResult.failure(
+            llm, ToolErrorType.EXECUTION_TIMEOUT, llm_content=llm, display=display
+        )
     elif run.error:
         message = run.error + (f"\n\n---\n{hint}" if hint else "")
-        error = ToolError(message, ToolErrorType.SHELL_EXECUTE_ERROR)
+        result = ToolResult.failure(
+            message, ToolErrorType.SHELL_EXECUTE_ERROR, llm_content=llm, display=display
+        )
     elif (not run.aborted and run.signal) or is_exit_error(params["command"], run.exit_code):
-        error = ToolError(llm, ToolErrorType.SHELL_EXECUTE_ERROR)
-    return ToolResult(
-        llm_content=llm,
-        return_display=display,
-        error=error,
-        result_file_paths=files,
-        output_budget_applied=True,
-        interrupted=run.aborted,
-    )
+        result = ToolResult.failure(
+            llm, ToolErrorType.SHELL_EXECUTE_ERROR, llm_content=llm, display=display
+        )
+    else:
+        result = ToolResult(llm_content=llm, return_display=display)
+    result.result_file_paths = files
+    result.output_budget_applied = True
+    result.interrupted = run.aborted
+    return result
 
 
 # -- background -----------------------------------------------------------------------------------

@@ -32,7 +32,7 @@ from qwen_tools.contract.abort import AbortError, AbortSignal
 from qwen_tools.contract.confirmation import InfoConfirmationDetails, ToolCallConfirmationDetails
 from qwen_tools.contract.declarative import BaseDeclarativeTool
 from qwen_tools.contract.display import TaskExecutionDisplay
-from qwen_tools.contract.errors import ToolError, ToolErrorType
+from qwen_tools.contract.errors import ToolErrorType
 from qwen_tools.contract.invocation import BaseToolInvocation, ToolInvocation, UpdateOutput
 from qwen_tools.contract.kinds import Kind
 from qwen_tools.contract.parts import TextPart
@@ -139,10 +139,8 @@ class TaskInvocation(BaseToolInvocation[dict[str, Any]]):
         )
 
     def _blocked(self, subagent: str, message: str, error_type: ToolErrorType) -> ToolResult:
-        return ToolResult(
-            llm_content=message,
-            return_display=self._failed_display(subagent, message),
-            error=ToolError(message, error_type),
+        return ToolResult.failure(
+            message, error_type, display=self._failed_display(subagent, message)
         )
 
     async def execute(
@@ -192,11 +190,7 @@ class TaskInvocation(BaseToolInvocation[dict[str, Any]]):
             if tracker is not None
             else self._failed_display(subagent, message)
         )
-        return ToolResult(
-            llm_content=message,
-            return_display=display,
-            error=ToolError(message, ToolErrorType.EXECUTION_FAILED),
-        )
+        return ToolResult.failure(message, ToolErrorType.EXECUTION_FAILED, display=display)
 
 
 def not_found_message(name: str, catalog: SubagentCatalog) -> str:

@@ -34,7 +34,7 @@ from qwen_tools.config.config import Config
 from qwen_tools.contract.abort import AbortSignal
 from qwen_tools.contract.confirmation import InfoConfirmationDetails
 from qwen_tools.contract.declarative import BaseDeclarativeTool
-from qwen_tools.contract.errors import ToolError, ToolErrorType
+from qwen_tools.contract.errors import ToolErrorType
 from qwen_tools.contract.invocation import BaseToolInvocation, ToolInvocation, UpdateOutput
 from qwen_tools.contract.kinds import Kind
 from qwen_tools.contract.results import ToolResult
@@ -188,10 +188,8 @@ class WebFetchInvocation(BaseToolInvocation[dict[str, Any]]):
             if cancelled
             else ToolErrorType.WEB_FETCH_FALLBACK_FAILED
         )
-        return ToolResult(
-            llm_content=f"Error: {message}",
-            return_display=f"Error: {message}{elapsed}",
-            error=ToolError(message, kind),
+        return ToolResult.failure(
+            message, kind, llm_content=f"Error: {message}", display=f"Error: {message}{elapsed}"
         )
 
     def _redirect(self, redirect: CrossHostRedirect, elapsed: Callable[[], str]) -> ToolResult:

@@ -33,7 +33,7 @@ from qwen_tools.config.web_settings import WebSearchConfig, resolve_web_search
 from qwen_tools.contract.abort import AbortSignal
 from qwen_tools.contract.confirmation import InfoConfirmationDetails
 from qwen_tools.contract.declarative import BaseDeclarativeTool
-from qwen_tools.contract.errors import ToolError, ToolErrorType
+from qwen_tools.contract.errors import ToolErrorType
 from qwen_tools.contract.invocation import BaseToolInvocation, ToolInvocation, UpdateOutput
 from qwen_tools.contract.kinds import Kind
 from qwen_tools.contract.results import ToolResult
@@ -77,10 +77,8 @@ def web_search_enabled(config: Config, env: Mapping[str, str] | None = None) -> 
 
 
 def _error(message: str, error_type: ToolErrorType, llm: str | None = None) -> ToolResult:
-    return ToolResult(
-        llm_content=llm or message,
-        return_display="Error performing web search.",
-        error=ToolError(message, error_type),
+    return ToolResult.failure(
+        message, error_type, llm_content=llm or message, display="Error performing web search."
     )
 
 
