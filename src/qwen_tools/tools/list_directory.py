@@ -29,7 +29,7 @@ import os
 import re
 import stat
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Required, TypedDict
 
 import anyio
 
@@ -44,6 +44,7 @@ from qwen_tools.contract.results import ToolResult
 from qwen_tools.fs.confined import OutsideRootsError
 from qwen_tools.jscompat.collation import collation_key
 from qwen_tools.jscompat.jstext import js_trim
+from qwen_tools.tools.common.filtering import FileFilteringParams
 from qwen_tools.tools.common.paths import (
     escape_control_chars,
     js_resolve,
@@ -53,7 +54,7 @@ from qwen_tools.tools.common.paths import (
     unescape_path as _unescape,
 )
 
-__all__ = ["ListDirectoryTool"]
+__all__ = ["ListDirectoryParams", "ListDirectoryTool"]
 
 MAX_ENTRY_COUNT = 100
 _DIR_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_DIRECTORY
@@ -96,6 +97,15 @@ _SCHEMA: dict[str, Any] = {
     "type": "object",
 }
 
+
+class ListDirectoryParams(TypedDict, total=False):
+    """``list_directory``'s params, as :data:`_SCHEMA` declares them."""
+
+    path: Required[str]
+    ignore: list[str]
+    file_filtering_options: FileFilteringParams
+
+
 # What JavaScript's "." matches: anything but a line terminator.
 _JS_DOT = "[^\n\r\u2028\u2029]"
 _REGEX_SPECIALS = re.compile(r"[.+^${}()|\[\]\\]")
@@ -117,10 +127,10 @@ def _error(message: str, display: str, error_type: ToolErrorType) -> ToolResult:
     return ToolResult.failure(message, error_type, display=f"Error: {display}")
 
 
-class ListDirectoryInvocation(BaseToolInvocation[dict[str, Any]]):
+class ListDirectoryInvocation(BaseToolInvocation[ListDirectoryParams]):
     """One validated ``list_directory`` call."""
 
-    def __init__(self, config: Config, params: dict[str, Any]) -> None:
+    def __init__(self, config: Config, params: ListDirectoryParams) -> None:
         super().__init__(params)
         self.config = config
 
@@ -253,7 +263,7 @@ class ListDirectoryInvocation(BaseToolInvocation[dict[str, Any]]):
         return ToolResult(llm_content=message, return_display=display)
 
 
-class ListDirectoryTool(BaseDeclarativeTool[dict[str, Any]]):
+class ListDirectoryTool(BaseDeclarativeTool[ListDirectoryParams]):
     """The ``list_directory`` tool (display name ``ListFiles``, kind ``search``)."""
 
     Name: ClassVar[str] = "list_directory"
@@ -262,7 +272,7 @@ class ListDirectoryTool(BaseDeclarativeTool[dict[str, Any]]):
         super().__init__(self.Name, "ListFiles", _DESCRIPTION, Kind.SEARCH, _SCHEMA)
         self.config = config
 
-    def validate_tool_param_values(self, params: dict[str, Any]) -> str | None:
+    def validate_tool_param_values(self, params: ListDirectoryParams) -> str | None:
         """Trim and unescape ``path``; it must be absolute and inside the workspace."""
         path = _unescape(js_trim(params["path"]))
         params["path"] = path
@@ -272,6 +282,6 @@ class ListDirectoryTool(BaseDeclarativeTool[dict[str, Any]]):
             return self.config.workspace_error()
         return None
 
-    def create_invocation(self, params: dict[str, Any]) -> ToolInvocation[dict[str, Any]]:
+    def create_invocation(self, params: ListDirectoryParams) -> ToolInvocation[ListDirectoryParams]:
         """Build the invocation for validated params."""
         return ListDirectoryInvocation(self.config, params)
