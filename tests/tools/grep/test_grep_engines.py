@@ -19,7 +19,8 @@ from qwen_tools.config.config import Config
 from qwen_tools.config.tool_settings import FileFilteringSettings, ToolSettings
 from qwen_tools.contract.abort import AbortController, AbortSignal
 from qwen_tools.contract.errors import ToolParamsError
-from qwen_tools.tools.grep.python_engine import _quit_offset, python_search
+from qwen_tools.tools.grep.line_scan import quit_offset
+from qwen_tools.tools.grep.python_engine import python_search
 from qwen_tools.tools.grep.ripgrep import SearchRequest, find_ripgrep, run_ripgrep, timeout_message
 from qwen_tools.tools.grep.tool import GrepTool
 from support.workspaces import QWEN_DIFF, git_init, prepare_qwen_diff_workspace
@@ -212,13 +213,13 @@ def test_only_match_events_count() -> None:
 
 
 def test_quit_offset_models_ripgreps_reads() -> None:
-    assert _quit_offset(b"\0abc\n", 3) == 0
-    assert _quit_offset(b"a\nb\0", 3) == 2  # the 3-byte first read completed "a\n"
-    assert _quit_offset(b"ab\nc\0", 3) == 3
-    assert _quit_offset(b"abc\0", 3) == 0
+    assert quit_offset(b"\0abc\n", 3) == 0
+    assert quit_offset(b"a\nb\0", 3) == 2  # the 3-byte first read completed "a\n"
+    assert quit_offset(b"ab\nc\0", 3) == 3
+    assert quit_offset(b"abc\0", 3) == 0
     big = b"x\n" * 40_000 + b"\0"
-    assert _quit_offset(big, 3) == 65_536 + 2  # "x\n" lines of the first buffer, all complete
-    assert _quit_offset(b"\xef\nabc\0", 10**9) == 0
+    assert quit_offset(big, 3) == 65_536 + 2  # "x\n" lines of the first buffer, all complete
+    assert quit_offset(b"\xef\nabc\0", 10**9) == 0
 
 
 @pytest.fixture

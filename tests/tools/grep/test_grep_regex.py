@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from qwen_tools.jscompat.v8_regex import js_regex_error
-from qwen_tools.tools.grep.python_engine import _scan
+from qwen_tools.tools.grep.line_scan import scan
 from qwen_tools.tools.grep.regex_translate import RegexUnsupported, compile_line_regex
 from qwen_tools.tools.grep.rg_glob import GlobError, compile_override
 from qwen_tools.tools.grep.ripgrep import GrepMatch, find_ripgrep
@@ -96,7 +96,7 @@ LINES = ["foo", "Foo bar", "two² three", "ΑΒΓ αβγ", "k K \u212a ſ", "a.b
 def matching(pattern: str) -> list[int]:
     """Numbers of the lines of ``LINES`` the Python engine reports (as one file's text)."""
     found: list[GrepMatch] = []
-    _scan("\n".join(LINES) + "\n", compile_line_regex(pattern), "corpus", found)
+    scan("\n".join(LINES) + "\n", compile_line_regex(pattern), "corpus", found)
     return [m.line for m in found]
 
 
