@@ -14,7 +14,7 @@ import os
 import re
 import stat
 from decimal import ROUND_HALF_UP, Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from qwen_tools.jscompat.jstext import js_trim
 
@@ -235,8 +235,14 @@ def format_display_path(path: str, root: str, max_len: int = 80) -> str:
     return shorten_path(display, max_len)
 
 
+class SearchPathParams(TypedDict, total=False):
+    """The optional ``path`` param that glob's and grep's params share."""
+
+    path: str
+
+
 def check_search_path(
-    config: Config, params: dict[str, Any], *, directory_only: bool
+    config: Config, params: SearchPathParams, *, directory_only: bool
 ) -> str | None:
     """Normalise an optional ``path`` param of glob/grep and check it (the reference's messages).
 

@@ -44,9 +44,10 @@ from qwen_tools.tools.common.paths import (
     format_display_path,
     resolve_path,
 )
+from qwen_tools.tools.glob.params import GlobParams
 from qwen_tools.tools.glob.walk import GlobAborted, GlobMatch, GlobWalker
 
-__all__ = ["GlobTool"]
+__all__ = ["GlobParams", "GlobTool"]
 
 MAX_FILE_COUNT = 100
 MAX_COLLECTED = MAX_FILE_COUNT * 10
@@ -77,10 +78,10 @@ _SCHEMA: dict[str, Any] = {
 }
 
 
-class GlobInvocation(BaseToolInvocation[dict[str, Any]]):
+class GlobInvocation(BaseToolInvocation[GlobParams]):
     """One validated ``glob`` call."""
 
-    def __init__(self, config: Config, params: dict[str, Any]) -> None:
+    def __init__(self, config: Config, params: GlobParams) -> None:
         super().__init__(params)
         self.config = config
 
@@ -193,7 +194,7 @@ class GlobInvocation(BaseToolInvocation[dict[str, Any]]):
         return ToolResult(llm_content=message, return_display=display, result_file_paths=shown)
 
 
-class GlobTool(BaseDeclarativeTool[dict[str, Any]]):
+class GlobTool(BaseDeclarativeTool[GlobParams]):
     """The ``glob`` tool (display name ``Glob``, kind ``search``)."""
 
     Name: ClassVar[str] = "glob"
@@ -202,12 +203,12 @@ class GlobTool(BaseDeclarativeTool[dict[str, Any]]):
         super().__init__(self.Name, "Glob", _DESCRIPTION, Kind.SEARCH, _SCHEMA)
         self.config = config
 
-    def validate_tool_param_values(self, params: dict[str, Any]) -> str | None:
+    def validate_tool_param_values(self, params: GlobParams) -> str | None:
         """A non-blank pattern; ``path``, when given, must be an existing workspace directory."""
         if not js_trim(params["pattern"]):
             return "The 'pattern' parameter cannot be empty."
         return check_search_path(self.config, params, directory_only=True)
 
-    def create_invocation(self, params: dict[str, Any]) -> ToolInvocation[dict[str, Any]]:
+    def create_invocation(self, params: GlobParams) -> ToolInvocation[GlobParams]:
         """Build the invocation for validated params."""
         return GlobInvocation(self.config, params)

@@ -49,6 +49,7 @@ from qwen_tools.jscompat.v8_regex import js_regex_error
 from qwen_tools.sandbox.landlock import LandlockError
 from qwen_tools.tools.common.paths import check_search_path, format_display_path, resolve_path
 from qwen_tools.tools.grep.answer import found_matches, no_matches, search_failed
+from qwen_tools.tools.grep.params import GrepParams
 from qwen_tools.tools.grep.rg_sandbox import confinement_works
 from qwen_tools.tools.grep.ripgrep import (
     ABORTED_MESSAGE,
@@ -60,7 +61,7 @@ from qwen_tools.tools.grep.ripgrep import (
 from qwen_tools.tools.grep.scope import SearchScope
 from qwen_tools.tools.grep.worker import run_python_search
 
-__all__ = ["GrepEngine", "GrepTool"]
+__all__ = ["GrepEngine", "GrepParams", "GrepTool"]
 
 GrepEngine = Literal["auto", "ripgrep", "python"]
 """``auto``: ripgrep when one runs (and ``tools.useRipgrep`` is on), else Python."""
@@ -106,13 +107,13 @@ _SCHEMA: dict[str, Any] = {
 }
 
 
-class GrepInvocation(BaseToolInvocation[dict[str, Any]]):
+class GrepInvocation(BaseToolInvocation[GrepParams]):
     """One validated ``grep_search`` call."""
 
     def __init__(
         self,
         config: Config,
-        params: dict[str, Any],
+        params: GrepParams,
         engine: GrepEngine,
         time_limit: float | None = None,
     ) -> None:
@@ -228,7 +229,7 @@ def confined_ripgrep() -> str | None:
     return command if command is not None and confinement_works(command) else None
 
 
-class GrepTool(BaseDeclarativeTool[dict[str, Any]]):
+class GrepTool(BaseDeclarativeTool[GrepParams]):
     """The ``grep_search`` tool (display name ``Grep``, kind ``search``).
 
     ``engine`` forces the search engine (tests, benchmarks): ``"ripgrep"`` or ``"python"``
@@ -248,7 +249,7 @@ class GrepTool(BaseDeclarativeTool[dict[str, Any]]):
         self.engine: GrepEngine = engine
         self.time_limit = time_limit
 
-    def validate_tool_param_values(self, params: dict[str, Any]) -> str | None:
+    def validate_tool_param_values(self, params: GrepParams) -> str | None:
         """A positive limit, a pattern JavaScript compiles, an existing path in the workspace."""
         limit = params.get("limit")
         if limit is not None and (not isinstance(limit, int) or limit <= 0):
@@ -258,6 +259,6 @@ class GrepTool(BaseDeclarativeTool[dict[str, Any]]):
             return f"Invalid regular expression pattern: {params['pattern']}. Error: {error}"
         return check_search_path(self.config, params, directory_only=False)
 
-    def create_invocation(self, params: dict[str, Any]) -> ToolInvocation[dict[str, Any]]:
+    def create_invocation(self, params: GrepParams) -> ToolInvocation[GrepParams]:
         """Build the invocation for validated params."""
         return GrepInvocation(self.config, params, self.engine, self.time_limit)
