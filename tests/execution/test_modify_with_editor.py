@@ -33,7 +33,8 @@ from qwen_tools.execution.modify import (
     resolve_editor_command,
 )
 from qwen_tools.tools.read_file import ReadFileTool
-from qwen_tools.tools.write_file import WriteFileModifyContext, WriteFileTool
+from qwen_tools.tools.write_file.modify import WriteFileModifyContext
+from qwen_tools.tools.write_file.tool import WriteFileTool
 
 MODIFY = ToolConfirmationOutcome.MODIFY_WITH_EDITOR
 ONCE = ToolConfirmationOutcome.PROCEED_ONCE

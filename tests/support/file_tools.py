@@ -15,7 +15,7 @@ from qwen_tools import (
 )
 from qwen_tools.tools.edit.tool import EditTool
 from qwen_tools.tools.read_file import ReadFileTool
-from qwen_tools.tools.write_file import WriteFileTool
+from qwen_tools.tools.write_file.tool import WriteFileTool
 
 NEVER_READ = (
     "File {p} has not been read in this session. Use the read_file tool first to load the "

@@ -35,7 +35,7 @@ from qwen_tools.execution.call_types import CompletedToolCall
 from qwen_tools.execution.scheduler import ToolScheduler
 from qwen_tools.tools.enter_plan_mode import PLAN_MODE_REMINDER, EnterPlanModeTool
 from qwen_tools.tools.exit_plan_mode import ExitPlanModeTool, plan_file_path
-from qwen_tools.tools.write_file import WriteFileTool
+from qwen_tools.tools.write_file.tool import WriteFileTool
 
 APPROVED = (
     "User approved. You can now start coding. Start with updating your todo list if applicable."

@@ -26,7 +26,7 @@ from qwen_tools.tools.grep.tool import GrepTool
 from qwen_tools.tools.list_directory import ListDirectoryTool
 from qwen_tools.tools.read_file import ReadFileTool
 from qwen_tools.tools.read_many_files.tool import ReadManyFilesTool
-from qwen_tools.tools.write_file import WriteFileTool
+from qwen_tools.tools.write_file.tool import WriteFileTool
 
 LONG = "n" * 300
 TOO_LONG = "ENAMETOOLONG: name too long"

@@ -47,7 +47,7 @@ if TYPE_CHECKING:  # the static view of the lazy exports below
     from qwen_tools.tools.todo_write.tool import TodoWriteTool as TodoWriteTool
     from qwen_tools.tools.web_fetch.tool import WebFetchTool as WebFetchTool
     from qwen_tools.tools.web_search.tool import WebSearchTool as WebSearchTool
-    from qwen_tools.tools.write_file import WriteFileTool as WriteFileTool
+    from qwen_tools.tools.write_file.tool import WriteFileTool as WriteFileTool
 
 _TOOLS: dict[str, tuple[str, str]] = {
     # tool name: (module, class), in the order the tools are registered
@@ -55,7 +55,7 @@ _TOOLS: dict[str, tuple[str, str]] = {
     "list_directory": ("list_directory", "ListDirectoryTool"),
     "glob": ("glob.tool", "GlobTool"),
     "grep_search": ("grep.tool", "GrepTool"),
-    "write_file": ("write_file", "WriteFileTool"),
+    "write_file": ("write_file.tool", "WriteFileTool"),
     "edit": ("edit.tool", "EditTool"),
     "read_many_files": ("read_many_files.tool", "ReadManyFilesTool"),
     "run_shell_command": ("shell.tool", "ShellTool"),

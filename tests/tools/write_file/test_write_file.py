@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from qwen_tools import Config, FileDiff, Kind, ToolErrorType
-from qwen_tools.tools.write_file import WriteFileTool
+from qwen_tools.tools.write_file.tool import WriteFileTool
 from support.file_tools import NEVER_READ, call, read_first, yolo
 from support.workspaces import QWEN_DIFF
 

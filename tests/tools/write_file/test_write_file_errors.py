@@ -27,7 +27,8 @@ from qwen_tools import (
     ToolConfirmationPayload,
     ToolErrorType,
 )
-from qwen_tools.tools.write_file import WriteFileTool, _write_error
+from qwen_tools.tools.write_file.failures import write_error
+from qwen_tools.tools.write_file.tool import WriteFileTool
 from support.file_tools import NEVER_READ, call, read_first, yolo
 
 # -- write errors -------------------------------------------------------------------------
@@ -150,7 +151,7 @@ async def test_parent_is_a_regular_file(ws: Path) -> None:
 def test_write_error_messages(
     error: BaseException, message: str, error_type: ToolErrorType
 ) -> None:
-    result = _write_error(error, "/w/f.txt")
+    result = write_error(error, "/w/f.txt")
     assert result.error is not None
     assert (result.error.message, result.error.type) == (message, error_type)
     assert result.llm_content == result.return_display == message

@@ -1,4 +1,4 @@
-"""``write_file``: create a file or replace its whole content, keeping its on-disk format.
+"""The ``write_file`` tool: create a file or replace its whole content, keeping its format.
 
 Qwen Code 0.24.4 rules:
 
@@ -19,7 +19,7 @@ Qwen Code 0.24.4 rules:
   headers ``Original``/``Written`` and a :class:`~qwen_tools.DiffStat`.
 * **Confirmation:** an edit confirmation titled ``Confirm Write: <path>`` with a
   ``Current``/``Proposed`` diff; the content can be rewritten in an editor
-  (:meth:`WriteFileTool.get_modify_context`, which sets ``modified_by_user`` and
+  (:meth:`WriteFileTool.get_modify_context`, :mod:`.modify`, which sets ``modified_by_user`` and
   ``ai_proposed_content``; those two params are accepted from callers too, undeclared, as the
   reference accepts them).
 
@@ -45,8 +45,6 @@ Deliberate differences from 0.24.4:
 
 from __future__ import annotations
 
-import errno
-import json
 import os
 import stat
 from typing import Any, ClassVar, Literal
@@ -68,14 +66,11 @@ from qwen_tools.contract.invocation import (
 from qwen_tools.contract.kinds import Kind
 from qwen_tools.contract.results import ToolResult
 from qwen_tools.fs.atomic import write_text_atomic
-from qwen_tools.fs.confined import OutsideRootsError, read_confined_bytes
+from qwen_tools.fs.confined import OutsideRootsError
 from qwen_tools.fs.diff import compute_diff_stat, create_patch_smart
-from qwen_tools.fs.read_cache import PriorReadProblem
 from qwen_tools.fs.text_file import (
     DEFAULT_TEXT_INFO,
-    DecodedText,
     TextEncodingInfo,
-    decode_text_file,
 )
 from qwen_tools.fs.write_target import make_parent_dirs
 from qwen_tools.jscompat.jstext import js_trim
@@ -85,6 +80,8 @@ from qwen_tools.tools.common.paths import (
     shorten_path,
     unescape_path,
 )
+from qwen_tools.tools.write_file.failures import check_failed, problem_result, write_error
+from qwen_tools.tools.write_file.modify import WriteFileModifyContext, read_existing
 
 __all__ = ["WriteFileModifyContext", "WriteFileTool"]
 
@@ -123,89 +120,6 @@ _SCHEMA: dict[str, Any] = {
     "required": ["file_path", "content"],
     "type": "object",
 }
-
-
-def _write_error(exc: BaseException, path: str, *, mkdir: bool = False) -> ToolResult:
-    """The reference's failure for a write of ``path`` (or the ``mkdir -p`` before it)."""
-    if not isinstance(exc, OSError) or not exc.errno:
-        return ToolResult.failure(f"Error writing to file: {exc}", ToolErrorType.FILE_WRITE_FAILURE)
-    code = errno.errorcode.get(exc.errno, "UNKNOWN")
-    special = {
-        errno.EACCES: (
-            f"Permission denied writing to file: {path} ({code})",
-            ToolErrorType.PERMISSION_DENIED,
-        ),
-        errno.ENOSPC: (f"No space left on device: {path} ({code})", ToolErrorType.NO_SPACE_LEFT),
-        errno.EISDIR: (
-            f"Target is a directory, not a file: {path} ({code})",
-            ToolErrorType.TARGET_IS_DIRECTORY,
-        ),
-    }.get(exc.errno)
-    if special is not None:
-        return ToolResult.failure(*special)
-    target = os.fsdecode(exc.filename) if exc.filename is not None else path
-    if mkdir:
-        detail = node_error_message(exc, "mkdir", target)
-    else:
-        syscall = "rename" if exc.filename2 is not None else "open"
-        detail = f"atomicWriteFile({json.dumps(path, ensure_ascii=False)}): "
-        detail += node_error_message(exc, syscall, target)
-    message = f"Error writing to file '{path}': {detail} ({code})"
-    return ToolResult.failure(message, ToolErrorType.FILE_WRITE_FAILURE)
-
-
-def _problem_result(problem: PriorReadProblem) -> ToolResult:
-    display = f"Error: {problem.display_message}" if problem.display_message else problem.message
-    return ToolResult.failure(problem.message, problem.error_type, display=display)
-
-
-def read_existing(path: str, roots: tuple[str, ...]) -> DecodedText:
-    """The file's text and format, read through a descriptor checked inside ``roots``.
-
-    Raises :class:`~qwen_tools.fs.confined.OutsideRootsError` when what opens is outside,
-    ``EINVAL`` for a FIFO, socket or device, and any other ``OSError`` of the open or read.
-    """
-    return decode_text_file(read_confined_bytes(path, roots))
-
-
-def _read_current(path: str, roots: tuple[str, ...]) -> str:
-    """The file's text, ``""`` when it does not exist (any other ``OSError`` propagates)."""
-    try:
-        return read_existing(path, roots).text
-    except FileNotFoundError:
-        return ""
-
-
-class WriteFileModifyContext:
-    """Modify-with-editor hooks of ``write_file``: the user rewrites ``content``."""
-
-    def __init__(self, config: Config | None = None) -> None:
-        self.config = config
-
-    def get_file_path(self, params: dict[str, Any]) -> str:
-        """The file the call writes."""
-        return str(params["file_path"])
-
-    async def get_current_content(self, params: dict[str, Any]) -> str:
-        """The file's text now (``""`` for a new file), read only inside the workspace."""
-        path = str(params["file_path"])
-        roots = self.config.workspace.roots() if self.config is not None else ("/",)
-        return await anyio.to_thread.run_sync(_read_current, path, roots)
-
-    async def get_proposed_content(self, params: dict[str, Any]) -> str:
-        """The content the model asked to write."""
-        return str(params["content"])
-
-    def create_updated_params(
-        self, old_content: str, modified_proposed: str, original_params: dict[str, Any]
-    ) -> dict[str, Any]:
-        """Write the user's content instead, remembering what the model proposed."""
-        return {
-            **original_params,
-            "ai_proposed_content": original_params["content"],
-            "content": modified_proposed,
-            "modified_by_user": True,
-        }
 
 
 class WriteFileInvocation(BaseToolInvocation[dict[str, Any]]):
@@ -296,7 +210,7 @@ class WriteFileInvocation(BaseToolInvocation[dict[str, Any]]):
         exists = os.path.exists(path)
         problem = cache.check_prior_read(path, "overwrite")
         if problem is not None:
-            return _problem_result(problem)
+            return problem_result(problem)
         original = ""
         info: TextEncodingInfo = DEFAULT_TEXT_INFO
         if exists:
@@ -308,39 +222,29 @@ class WriteFileInvocation(BaseToolInvocation[dict[str, Any]]):
             except OutsideRootsError:
                 return self._outside()
             except OSError as exc:
-                return self._check_failed(exc, path)
+                return check_failed(exc, path)
         if exists:
             problem = cache.check_prior_read(path, "overwrite", expect_existing=True)
             if problem is not None:
-                return _problem_result(problem)
+                return problem_result(problem)
         problem = cache.check_prior_read(path, "overwrite", expect_existing=exists)
         if problem is not None:
-            return _problem_result(problem)
+            return problem_result(problem)
         if not exists:
             try:
                 make_parent_dirs(path, roots)
             except OutsideRootsError:
                 return self._outside()
             except (OSError, ValueError) as exc:
-                return _write_error(exc, path, mkdir=True)
+                return write_error(exc, path, mkdir=True)
         try:
             written = write_text_atomic(path, content, info, roots=roots)
         except OutsideRootsError:
             return self._outside()
         except (OSError, ValueError) as exc:
-            return _write_error(exc, path)
+            return write_error(exc, path)
         cache.record_write(path, stat_result=written)
         return self._success(path, content, original, exists)
-
-    @staticmethod
-    def _check_failed(exc: OSError, path: str) -> ToolResult:
-        if exc.errno:
-            code = errno.errorcode.get(exc.errno, "UNKNOWN")
-            detail = node_error_message(exc, "open", path)
-            message = f"Error checking existing file '{path}': {detail} ({code})"
-        else:
-            message = f"Error checking existing file: {exc}"
-        return ToolResult.failure(message, ToolErrorType.FILE_WRITE_FAILURE)
 
     def _success(self, path: str, content: str, original: str, existed: bool) -> ToolResult:
         parts = [
