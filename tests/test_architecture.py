@@ -17,6 +17,8 @@ from importlinter.cli import lint_imports
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "src" / "qwen_tools"
+MAX_LINES = 400
+"""The longest a module may be: past it, it holds more than one concept."""
 
 
 def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
@@ -84,6 +86,15 @@ def test_packages_keep_their_layers(capsys: pytest.CaptureFixture[str]) -> None:
 
 def _modules() -> list[Path]:
     return sorted(p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def test_modules_stay_short() -> None:
+    long = {
+        str(p.relative_to(PACKAGE)): n
+        for p in _modules()
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
+    assert long == {}
 
 
 @pytest.mark.parametrize(
