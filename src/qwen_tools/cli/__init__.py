@@ -1,10 +1,12 @@
-"""The `qwen-tools` command line: one module per command, each opening a `Session`.
+"""The ``qwen-tools`` command line: one module per command.
 
-* `main` — argument parsing and dispatch (standard library only, so `--help` is fast);
-  `exit_codes` — the codes every command exits with;
-* `call_cmd`, `tools_cmd`, `serve_cmd`, `run_cmd`, `mcp_cmd` (+ `mcp_list`) — the commands;
-  `chat/` — the interactive terminal session;
-* `context` — settings and session options shared by the commands; `confirm`, `render`,
-  `run_args`, `run_output` — asking, printing and `run`'s output formats;
-* `interrupts` — signals turned into a clean end of every process a command started.
+* :mod:`.main` — argument parsing and dispatch (standard library only, so ``--help`` is fast);
+  :mod:`.exit_codes` — the codes every command exits with;
+* :mod:`.call_cmd`, :mod:`.tools_cmd`, :mod:`.serve_cmd`, :mod:`.run_cmd`, :mod:`.mcp_cmd`
+  (with :mod:`.mcp_list`) — the commands; :mod:`.chat` — the interactive terminal session;
+* :mod:`.context` — opening a :class:`~qwen_tools.Session` from a command's arguments (every
+  command that runs or lists tools opens one); :mod:`.confirm`, :mod:`.render` — asking and
+  printing in the terminal; :mod:`.run_args`, :mod:`.run_output` — ``run``'s arguments and
+  output formats;
+* :mod:`.interrupts` — signals turned into a clean end of every process a command started.
 """

@@ -1,10 +1,11 @@
-"""What a session is configured with, and the `Config` that tools receive.
+"""What a session is configured with, and the :class:`~qwen_tools.Config` that tools receive.
 
-* settings: `settings` (the scopes of `settings.json`, merged as Qwen Code merges them),
-  `tool_settings` (tools, approval mode, MCP servers), `web_settings`, `model_settings`,
-  `legacy_keys`, `folder_trust`, `settings_edit` (writing a setting back);
-* the workspace: `workspace` (the directories tools may touch), `ignore_rules` and
-  `file_service` (`.gitignore`/`.qwenignore` filtering);
-* `config` — `Config`: the immutable settings, the session's mutable state (`session`) and
-  the services it owns (`services`).
+* settings: :mod:`.settings` (the scopes of ``settings.json``, merged as Qwen Code merges them),
+  :mod:`.legacy_keys`, :mod:`.tool_settings` (tools, approval mode, MCP servers),
+  :mod:`.web_settings`, :mod:`.model_settings`, :mod:`.folder_trust`, :mod:`.settings_edit`
+  (writing a setting back);
+* the workspace: :mod:`.workspace` (the directories tools may touch), :mod:`.ignore_rules` and
+  :mod:`.file_service` (``.gitignore``/``.qwenignore`` filtering);
+* :mod:`.config` — :class:`Config`: the immutable settings, the session's mutable state
+  (:mod:`.session`) and the services it owns (:mod:`.services`).
 """

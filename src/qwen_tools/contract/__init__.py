@@ -1,12 +1,13 @@
-"""The tool contract, as in Qwen Code's `tools.ts`: what every tool is and returns.
+"""The tool contract, as in Qwen Code's ``tools.ts``: what every tool is and returns.
 
-* a tool: `declarative` (`BaseDeclarativeTool`: name, schema, validation, building an
-  invocation), `model_tool` (params as a pydantic model), `tool_factory` (built on first use),
-  `kinds`, `modifiable` (edit in an external editor);
-* a call: `invocation` (description, locations, confirmation, execution with an `abort`
-  signal and live output), `confirmation`, `display`;
-* its answer: `results` (`ToolResult`), `parts`, `errors` (`ToolErrorType`),
-  `function_response` (what the model receives);
-* its arguments: `validation` (schema check with Ajv's texts), `coercion`, `arg_limits`,
-  `well_formed` (any input, however malformed, gets one clear answer).
+* a tool: :mod:`.declarative` (:class:`BaseDeclarativeTool`: name, schema, validation, building
+  an invocation), :mod:`.model_tool` (params as a pydantic model), :mod:`.tool_factory` (built
+  on first use), :mod:`.kinds`, :mod:`.modifiable` (edit in an external editor);
+* a call: :mod:`.invocation` (description, locations, confirmation, execution with an abort
+  signal and live output), :mod:`.abort` (:class:`AbortSignal`), :mod:`.confirmation`,
+  :mod:`.display`;
+* its answer: :mod:`.results` (:class:`ToolResult`), :mod:`.parts`, :mod:`.errors`
+  (:class:`ToolErrorType`), :mod:`.function_response` (what the model receives);
+* its arguments: :mod:`.validation` (schema check with AJV's texts), :mod:`.coercion`,
+  :mod:`.arg_limits`, :mod:`.well_formed` (any input, however malformed, gets one clear answer).
 """

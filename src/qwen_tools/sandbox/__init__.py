@@ -1,1 +1,4 @@
-"""Kernel-enforced confinement for the programs we run on the model's behalf (Landlock)."""
+"""Kernel-enforced confinement for the programs we run on the model's behalf (Landlock).
+
+* :mod:`.landlock` — starting a program that can read only what it was allowed to.
+"""

@@ -1,8 +1,10 @@
 """The session: one workspace's settings, registry, MCP servers and state, opened and closed once.
 
 * :mod:`.session` — :class:`Session`, what every front end (``call``, ``serve``, ``run``,
-  ``chat``) and the library open.
-* :mod:`.named` — named sessions kept between commands (``qwen-tools call --session NAME``).
+  ``chat``) and the library open;
+* :mod:`.named` — named sessions kept between commands (``qwen-tools call --session NAME``);
+* :mod:`.default_registry` — the tools a session starts with: the built-ins (each built on first
+  use), then the ``tools.discoveryCommand`` tools, as the settings allow.
 
 The tools' view of a session is :class:`~qwen_tools.function_tools.context.ToolContext`.
 """

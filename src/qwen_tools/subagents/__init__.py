@@ -1,9 +1,12 @@
-"""Subagents the `task` tool can launch: their definitions (built-in and from `.qwen/agents/*.md` files), and the protocol a runner implements.
+"""Subagents the ``task`` tool can launch: their definitions, and the protocol a runner implements.
 
-* `protocol` — `SubagentRunner`, with the request, progress and report it exchanges;
-* `definitions` — `SubagentDefinition`, parsed from a Markdown file with YAML front matter
-  (`definition_yaml`) and checked as 0.24.4 checks it (`definition_rules`);
-* `builtin_agents` — the subagents that exist without any file (`general-purpose`).
+* :mod:`.protocol` — :class:`SubagentRunner`, with the request, progress and report it exchanges;
+* :mod:`.definitions` — :class:`SubagentDefinition`, parsed from a Markdown file with YAML front
+  matter (:mod:`.definition_yaml`) and checked as 0.24.4 checks it (:mod:`.definition_rules`);
+* :mod:`.builtin_agents` — the subagents that exist without any file (``general-purpose``,
+  ``Explore``).
 
-The runner itself (nested agent loops) lives in `qwen_tools.agent.subagents`.
+Which definitions a session has (``.qwen/agents/*.md`` of the project and the user, then the
+built-ins) is :mod:`qwen_tools.tools.task.catalog`; the runner itself (nested agent loops) is
+:mod:`qwen_tools.agent.subagents`.
 """
