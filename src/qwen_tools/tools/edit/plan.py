@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import errno
 from dataclasses import dataclass
-from typing import Any
 
 from qwen_tools.contract.errors import ToolErrorType
 from qwen_tools.fs.confined import read_confined_bytes
@@ -24,6 +23,7 @@ from qwen_tools.tools.edit.matching import (
     maybe_augment_old_string_for_deletion,
     normalize_edit_strings,
 )
+from qwen_tools.tools.edit.params import EditParams
 
 __all__ = ["CurrentFile", "EditPlan", "EditPlanError", "error_message", "plan_edit", "read_current"]
 
@@ -135,7 +135,7 @@ def _count_error(
 
 
 def plan_edit(
-    params: dict[str, Any], current: CurrentFile | str | None, *, hint: bool = True
+    params: EditParams, current: CurrentFile | str | None, *, hint: bool = True
 ) -> EditPlan:
     """Compute the edit of ``current`` (``None``: the file does not exist) that ``params`` ask.
 

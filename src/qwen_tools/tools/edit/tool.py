@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import errno
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, cast
 
 import anyio.to_thread
 
@@ -51,9 +52,10 @@ from qwen_tools.fs.write_target import make_parent_dirs
 from qwen_tools.jscompat.jstext import js_trim
 from qwen_tools.tools.common.paths import make_relative, shorten_path, unescape_path
 from qwen_tools.tools.edit.matching import extract_edit_snippet
+from qwen_tools.tools.edit.params import EditParams
 from qwen_tools.tools.edit.plan import EditPlan, error_message, plan_edit, read_current
 
-__all__ = ["EditInvocation", "EditModifyContext", "EditTool"]
+__all__ = ["EditInvocation", "EditModifyContext", "EditParams", "EditTool"]
 
 _DESCRIPTION = """\
 Changes a file by replacing text. Give the exact text to find (old_string) and the text to put \
@@ -128,10 +130,10 @@ class _Failure:
         return ToolResult.failure(self.raw, self.type, display=f"Error: {self.display}")
 
 
-class EditInvocation(BaseToolInvocation[dict[str, Any]]):
+class EditInvocation(BaseToolInvocation[EditParams]):
     """One validated ``edit`` call."""
 
-    def __init__(self, config: Config, params: dict[str, Any]) -> None:
+    def __init__(self, config: Config, params: EditParams) -> None:
         super().__init__(params)
         self.config = config
 
@@ -264,7 +266,8 @@ class EditInvocation(BaseToolInvocation[dict[str, Any]]):
         path = self._path
         file_name = os.path.basename(path)
         before = plan.current_content or ""
-        proposed = self.params.get("ai_proposed_content")
+        given: Mapping[str, object] = self.params  # ai_proposed_content is undeclared
+        proposed = given.get("ai_proposed_content")
         if not isinstance(proposed, str) or not proposed:
             proposed = plan.new_content
         display = FileDiff(
@@ -319,7 +322,7 @@ class EditModifyContext:
 
         def propose() -> str:
             current = read_current(self.get_file_path(params), self._roots)
-            plan = plan_edit(params, current, hint=False)
+            plan = plan_edit(cast(EditParams, params), current, hint=False)
             if plan.error is None:
                 return plan.new_content
             return "" if current is None else current.text
@@ -335,7 +338,7 @@ class EditModifyContext:
         the model's changes from the user's.
         """
         current = None if original_params.get("old_string") == "" else old_content
-        plan = plan_edit(original_params, current, hint=False)
+        plan = plan_edit(cast(EditParams, original_params), current, hint=False)
         updated = {
             **original_params,
             "old_string": old_content,
@@ -347,7 +350,7 @@ class EditModifyContext:
         return updated
 
 
-class EditTool(BaseDeclarativeTool[dict[str, Any]]):
+class EditTool(BaseDeclarativeTool[EditParams]):
     """The ``edit`` tool (display name ``Edit``, kind ``edit``)."""
 
     Name: ClassVar[str] = "edit"
@@ -356,7 +359,7 @@ class EditTool(BaseDeclarativeTool[dict[str, Any]]):
         super().__init__(self.Name, "Edit", _DESCRIPTION, Kind.EDIT, _SCHEMA)
         self.config = config
 
-    def validate_tool_param_values(self, params: dict[str, Any]) -> str | None:
+    def validate_tool_param_values(self, params: EditParams) -> str | None:
         """Trim and unescape the path, then require it absolute and inside the workspace."""
         path = unescape_path(js_trim(params["file_path"]))
         params["file_path"] = path
@@ -368,7 +371,7 @@ class EditTool(BaseDeclarativeTool[dict[str, Any]]):
             return self.config.workspace_error()
         return None
 
-    def create_invocation(self, params: dict[str, Any]) -> ToolInvocation[dict[str, Any]]:
+    def create_invocation(self, params: EditParams) -> ToolInvocation[EditParams]:
         """Build the invocation for validated params."""
         return EditInvocation(self.config, params)
 
