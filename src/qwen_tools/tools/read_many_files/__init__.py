@@ -1,1 +1,8 @@
-"""`read_many_files`: many files by path or glob in one answer. `tool` is the tool; `patterns` expands the paths and globs; `reader` reads each file within the budget."""
+"""``read_many_files``: many files by path or glob in one answer.
+
+* :mod:`.tool` — the tool: parameters, the answer and its limits;
+* :mod:`.patterns` — the paths and globs expanded in every workspace directory, exclusions
+  applied;
+* :mod:`.reader` — each file read through the ``read_file`` engine
+  (:mod:`qwen_tools.tools.file_reading`), concurrently and within the budget.
+"""

@@ -1,1 +1,6 @@
-"""`save_memory`: remember a fact in `QWEN.md` (global or project). `tool` is the tool; `memory_file` edits the memory section of the file."""
+"""``save_memory``: remember a fact in the context file (``QWEN.md`` by default), global or project.
+
+* :mod:`.tool` — the tool: parameters, the confirmation with the file's diff, the write;
+* :mod:`.memory_file` — where the memory file lives and how a fact is added to its memories
+  section.
+"""

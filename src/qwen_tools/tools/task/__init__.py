@@ -1,7 +1,7 @@
-"""`task`: launch a subagent.
+"""``task``: launch a subagent.
 
-* `tool` — the tool; `params` — its parameters; `request` — the request a runner gets
-  (tools named by display name or alias resolved); `result`, `display` — what the model and
-  the user see;
-* `catalog` — the subagents a session knows (built-in, user and project definitions).
+* :mod:`.tool` — the tool; :mod:`.params` — the checks its parameters pass; :mod:`.request` —
+  the request a runner gets (tools named by display name or alias resolved); :mod:`.result`,
+  :mod:`.display` — what the model and the user see;
+* :mod:`.catalog` — the subagents a session knows (project, user and built-in definitions).
 """

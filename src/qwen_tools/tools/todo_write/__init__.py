@@ -1,1 +1,5 @@
-"""`todo_write`: the session's todo list. `tool` is the tool; `store` keeps each session's list on disk as 0.24.4 does."""
+"""``todo_write``: the session's todo list.
+
+* :mod:`.tool` — the tool: the checks a list passes, the texts and reminders the model gets;
+* :mod:`.store` — each session's list on disk, as 0.24.4 keeps it.
+"""

@@ -1,7 +1,10 @@
-"""`web_fetch`: fetch a URL and hand its content to the model.
+"""``web_fetch``: fetch a URL and hand its content to the model.
 
-* `tool` — the tool; `entry` — one fetch from URL to answer;
-* `address` — which addresses may be fetched (private networks refused, checked per connection);
-* `http` — the HTTP client with redirects and size limits; `content` — HTML to text;
-  `binary` — what is said about content that is not text.
+* :mod:`.tool` — the tool; :mod:`.entry` — one fetch, from the URL to the text, and the
+  session's cache;
+* :mod:`.address` — which addresses may be fetched (private networks refused, checked per
+  connection);
+* :mod:`.http` — one GET with redirects, a time limit and a size cap; :mod:`.content` — URL
+  rewrites, HTML to Markdown, decoding;
+* :mod:`.binary` — binary responses: recognised, saved, a PDF's text.
 """

@@ -1,1 +1,6 @@
-"""`web_search`: search through the configured provider. `tool` is the tool; `base` is what a provider implements; `tavily`, `google`, `dashscope` are the providers 0.24.4 knows."""
+"""``web_search``: search the web through the configured provider.
+
+* :mod:`.tool` — the tool (registered only when a provider is configured);
+* :mod:`.base` — what a provider implements: result types, HTTP and formatting;
+* :mod:`.tavily`, :mod:`.google`, :mod:`.dashscope` — the providers Qwen Code knows.
+"""
