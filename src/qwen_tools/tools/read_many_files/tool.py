@@ -44,10 +44,11 @@ from qwen_tools.contract.parts import PartUnion
 from qwen_tools.contract.results import ToolResult
 from qwen_tools.tools.common.paths import escape_control_chars
 from qwen_tools.tools.file_reading.content import FileContent
+from qwen_tools.tools.read_many_files.params import ReadManyFilesParams
 from qwen_tools.tools.read_many_files.patterns import DEFAULT_EXCLUDES, SearchAborted, search_files
 from qwen_tools.tools.read_many_files.reader import outside_reason, read_all
 
-__all__ = ["ReadManyFilesTool"]
+__all__ = ["ReadManyFilesParams", "ReadManyFilesTool"]
 
 _TERMINATOR = "\n--- End of content ---"
 _NOTHING = "No files matching the criteria were found or all were skipped."
@@ -128,10 +129,10 @@ def _utf16_sorted(paths: list[str]) -> list[str]:
     return sorted(paths, key=lambda p: p.encode("utf-16-be", "surrogatepass"))
 
 
-class ReadManyFilesInvocation(BaseToolInvocation[dict[str, Any]]):
+class ReadManyFilesInvocation(BaseToolInvocation[ReadManyFilesParams]):
     """One validated ``read_many_files`` call."""
 
-    def __init__(self, config: Config, params: dict[str, Any]) -> None:
+    def __init__(self, config: Config, params: ReadManyFilesParams) -> None:
         super().__init__(params)
         self.config = config
 
@@ -270,7 +271,7 @@ class ReadManyFilesInvocation(BaseToolInvocation[dict[str, Any]]):
         return message.strip()
 
 
-class ReadManyFilesTool(BaseDeclarativeTool[dict[str, Any]]):
+class ReadManyFilesTool(BaseDeclarativeTool[ReadManyFilesParams]):
     """The ``read_many_files`` tool (display name ``ReadManyFiles``, kind ``read``)."""
 
     Name: ClassVar[str] = "read_many_files"
@@ -279,6 +280,6 @@ class ReadManyFilesTool(BaseDeclarativeTool[dict[str, Any]]):
         super().__init__(self.Name, "ReadManyFiles", _DESCRIPTION, Kind.READ, _SCHEMA)
         self.config = config
 
-    def create_invocation(self, params: dict[str, Any]) -> ToolInvocation[dict[str, Any]]:
+    def create_invocation(self, params: ReadManyFilesParams) -> ToolInvocation[ReadManyFilesParams]:
         """Build the invocation for validated params."""
         return ReadManyFilesInvocation(self.config, params)
