@@ -1,4 +1,4 @@
-"""Built-in tools that work on the local file system, faithful to Qwen Code 0.24.4.
+"""The built-in tools, faithful to Qwen Code 0.24.4: one module, or one package, per tool.
 
 * :class:`ReadFileTool` — ``read_file`` (display name ``ReadFile``, kind ``read``)
 * :class:`ListDirectoryTool` — ``list_directory`` (``ListFiles``, ``search``)
@@ -15,6 +15,12 @@
 * :class:`EnterPlanModeTool` / :class:`ExitPlanModeTool` — ``enter_plan_mode`` / ``exit_plan_mode``
 * :class:`WebFetchTool` — ``web_fetch`` (``WebFetch``, ``fetch``)
 * :class:`WebSearchTool` — ``web_search`` (``WebSearch``, ``search``): when a provider is configured
+
+A tool's package holds the tool (``tool.py``), its typed params (``params.py``, where they are
+typed) and the engines only it uses (``grep/``: ripgrep and the Python engine; ``web_fetch/``:
+the HTTP client and the SSRF guard). Shared by several tools: :mod:`.names` (tool names and legacy aliases),
+:mod:`.common` (path checks, glob syntax, file filtering) and :mod:`.file_reading` (one file
+read as ``read_file`` and ``read_many_files`` show it).
 
 :func:`create_builtin_tools` builds one of each for a :class:`~qwen_tools.config.config.Config`;
 :func:`builtin_tool_factories` names them without importing them (a tool's module, and the
