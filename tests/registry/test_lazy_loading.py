@@ -155,6 +155,10 @@ CLI_LAZY = [
     "tempfile",  # background shells write their status with it
     "datetime",
     "uuid",  # and platform: the session id is made from os.urandom
+    # the register of command trees: a call that started no process ends without it
+    "qwen_tools.process.supervisor",
+    "qwen_tools.process.tree",
+    "qwen_tools.process.cgroup",
 ]
 
 _CLI_SCRIPT = """
@@ -209,3 +213,26 @@ def test_the_session_id_is_a_uuid4(tmp_path: Path) -> None:
         parsed = uuid.UUID(hex=value)
         assert parsed.hex == value
         assert parsed.version == 4 and parsed.variant == uuid.RFC_4122
+
+
+# What parsing the command line (``--help``, or before any command runs) must not load.
+PARSER_LAZY = ["asyncio", "qwen_tools.config.config", "qwen_tools.session.session", "dataclasses"]
+
+
+def test_help_loads_neither_the_event_loop_nor_the_settings(tmp_path: Path) -> None:
+    script = (
+        "import json, sys\n"
+        "from qwen_tools.cli.main import build_parser\n"
+        "build_parser().format_help()\n"
+        "print(json.dumps(sorted(m for m in json.loads(sys.argv[1]) if m in sys.modules)))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script, json.dumps(PARSER_LAZY)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == []

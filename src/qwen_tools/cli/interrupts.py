@@ -4,6 +4,8 @@
 of the commands we run are re-parented to us), ``SIGTERM`` and ``SIGHUP`` raise
 :class:`Terminated` (as ``SIGINT`` raises ``KeyboardInterrupt``) so that clean-up code runs, and
 at the end every process below ours is killed (:func:`~qwen_tools.process.supervisor.end_all`).
+A subreaper with no child has no descendant at all, so a run that started nothing (a built-in
+``call``) ends without loading the supervisor.
 
 :class:`Interrupts` is for the time an event loop runs calls: the first ``SIGINT``, ``SIGTERM``
 or ``SIGHUP`` aborts the current call (its command's whole tree is ended by the tool) and is
@@ -20,8 +22,6 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
-
-from qwen_tools.process import supervisor
 
 if TYPE_CHECKING:
     from qwen_tools.contract.abort import AbortController
@@ -51,6 +51,8 @@ def _raise_terminated(signum: int, _frame: Any) -> None:
 def hard_exit(signum: int) -> None:
     """End now: kill every process below ours, then exit with ``128 + signum``."""
     with contextlib.suppress(BaseException):
+        from qwen_tools.process import supervisor
+
         supervisor.end_all(descendants=True)
     with contextlib.suppress(BaseException):
         sys.stdout.flush()
@@ -58,10 +60,41 @@ def hard_exit(signum: int) -> None:
     os._exit(exit_code(signum))
 
 
+_SUPERVISOR = "qwen_tools.process.supervisor"
+
+
+def _become_subreaper() -> bool:
+    """Make this process a child subreaper (through the supervisor once it is loaded)."""
+    if _SUPERVISOR in sys.modules:
+        return bool(sys.modules[_SUPERVISOR].become_subreaper())
+    from qwen_tools.process import procfs
+    from qwen_tools.process.prctl import set_child_subreaper
+
+    return procfs.available() and set_child_subreaper()
+
+
+def _end_descendants(subreaper: bool) -> None:
+    """Kill every process below ours; nothing to load or scan when there cannot be one.
+
+    With the supervisor loaded, trees may be registered: it ends them. Otherwise a subreaper
+    without a child has no descendant (every orphan below it is re-parented to it).
+    """
+    if subreaper and _SUPERVISOR not in sys.modules:
+        from qwen_tools.process import procfs
+
+        if not procfs.children_of_self():
+            return
+    from qwen_tools.process import supervisor
+
+    if subreaper:
+        supervisor.become_subreaper()  # already one: the supervisor needs to know it
+    supervisor.end_all(descendants=True)
+
+
 @contextlib.contextmanager
 def process_lifetime() -> Iterator[None]:
     """One CLI run (see the module docstring)."""
-    supervisor.become_subreaper()
+    subreaper = _become_subreaper()
     previous: dict[int, Any] = {}
     if threading.current_thread() is threading.main_thread():
         for stop in (signal.SIGTERM, signal.SIGHUP):
@@ -74,7 +107,7 @@ def process_lifetime() -> Iterator[None]:
                 previous.setdefault(stop, signal.getsignal(stop))
                 signal.signal(stop, signal.SIG_IGN)
         try:
-            supervisor.end_all(descendants=True)
+            _end_descendants(subreaper)
         finally:
             for signum, handler in previous.items():
                 signal.signal(signum, handler)
