@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 import os
 import shlex
-from typing import Any
 
 import anyio
 
@@ -23,6 +22,7 @@ from qwen_tools.jscompat.jstext import utf16_len
 from qwen_tools.shell.background import BackgroundShell
 from qwen_tools.shell.execution import ShellRun
 from qwen_tools.shell.output import BINARY_NOTICE, truncate_and_save
+from qwen_tools.tools.shell.params import ShellParams
 
 __all__ = [
     "REFUSE_GIT_COMMIT",
@@ -143,7 +143,7 @@ def long_run_hint(elapsed_ms: float) -> str:
     )
 
 
-def _llm_text(params: dict[str, Any], run: ShellRun, summary: str | None) -> str:
+def _llm_text(params: ShellParams, run: ShellRun, summary: str | None) -> str:
     output = run.output
     if summary is not None:
         if output:
@@ -181,7 +181,7 @@ def _display_text(run: ShellRun, summary: str | None) -> str:
 
 
 async def build_result(
-    config: Config, params: dict[str, Any], run: ShellRun, timeout_ms: int, threshold: float
+    config: Config, params: ShellParams, run: ShellRun, timeout_ms: int, threshold: float
 ) -> ToolResult:
     """The ``ToolResult`` of a finished foreground run (see the module docstring of ``shell``)."""
     summary = (

@@ -64,6 +64,7 @@ from qwen_tools.shell.command_analysis import (
 from qwen_tools.shell.execution import run_foreground, shell_argv, shell_env
 from qwen_tools.shell.git_config_risk import with_neutral_git_config
 from qwen_tools.shell.sandbox import SandboxPolicy, SandboxUnavailable, wrap_command
+from qwen_tools.tools.shell.params import ShellParams
 from qwen_tools.tools.shell.result import (
     background_started,
     build_result,
@@ -71,7 +72,7 @@ from qwen_tools.tools.shell.result import (
     runs_git_commit,
 )
 
-__all__ = ["ShellTool", "shell_output_threshold"]
+__all__ = ["ShellParams", "ShellTool", "shell_output_threshold"]
 
 DEFAULT_SHELL_OUTPUT_THRESHOLD = 30_000
 DEFAULT_FOREGROUND_TIMEOUT_MS = 120_000
@@ -150,10 +151,10 @@ def shell_output_threshold(config: Config) -> float:
     return math.inf if value <= 0 else value
 
 
-class ShellInvocation(BaseToolInvocation[dict[str, Any]]):
+class ShellInvocation(BaseToolInvocation[ShellParams]):
     """One validated ``run_shell_command`` call."""
 
-    def __init__(self, config: Config, params: dict[str, Any], threshold: float) -> None:
+    def __init__(self, config: Config, params: ShellParams, threshold: float) -> None:
         super().__init__(params)
         self.config = config
         self.threshold = threshold
@@ -300,7 +301,7 @@ class ShellInvocation(BaseToolInvocation[dict[str, Any]]):
         return background_started(entry)
 
 
-class ShellTool(BaseDeclarativeTool[dict[str, Any]]):
+class ShellTool(BaseDeclarativeTool[ShellParams]):
     """The ``run_shell_command`` tool (display name ``Shell``, kind ``execute``)."""
 
     Name: ClassVar[str] = "run_shell_command"
@@ -319,7 +320,7 @@ class ShellTool(BaseDeclarativeTool[dict[str, Any]]):
         self.threshold = shell_output_threshold(config)
         self.max_output_chars = self.threshold
 
-    def is_concurrency_safe(self, params: dict[str, Any]) -> bool:
+    def is_concurrency_safe(self, params: ShellParams) -> bool:
         """Whether this command may run alongside other safe calls.
 
         Qwen Code's scheduler uses a narrower read-only test here than the permission check
@@ -327,7 +328,7 @@ class ShellTool(BaseDeclarativeTool[dict[str, Any]]):
         """
         return analyze_command(str(params.get("command", ""))).concurrency_safe
 
-    def validate_tool_param_values(self, params: dict[str, Any]) -> str | None:
+    def validate_tool_param_values(self, params: ShellParams) -> str | None:
         """The reference's checks, in its order (the sleep block comes last)."""
         command = str(params["command"])
         background = bool(params.get("is_background"))
@@ -365,6 +366,6 @@ class ShellTool(BaseDeclarativeTool[dict[str, Any]]):
             return f"Directory '{directory}' is not within any of the registered workspace directories."
         return None
 
-    def create_invocation(self, params: dict[str, Any]) -> ToolInvocation[dict[str, Any]]:
+    def create_invocation(self, params: ShellParams) -> ToolInvocation[ShellParams]:
         """Build the invocation for validated params."""
         return ShellInvocation(self.config, params, self.threshold)
