@@ -15,7 +15,7 @@ Revealing a deferred ``exit_plan_mode`` declaration is not needed here: it is al
 from __future__ import annotations
 
 import math
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypedDict
 
 from qwen_tools.config.config import Config
 from qwen_tools.config.tool_settings import ApprovalMode
@@ -25,7 +25,7 @@ from qwen_tools.contract.invocation import BaseToolInvocation, ToolInvocation, U
 from qwen_tools.contract.kinds import Kind
 from qwen_tools.contract.results import ToolResult
 
-__all__ = ["PLAN_MODE_REMINDER", "EnterPlanModeTool"]
+__all__ = ["PLAN_MODE_REMINDER", "EnterPlanModeParams", "EnterPlanModeTool"]
 
 _DESCRIPTION = """Switches the session into plan mode, where you only read and investigate \
 while working out a plan with the user; nothing is changed until they approve it.
@@ -140,10 +140,16 @@ _NON_INTERACTIVE = (
 )
 
 
-class EnterPlanModeInvocation(BaseToolInvocation[dict[str, Any]]):
+class EnterPlanModeParams(TypedDict, total=False):
+    """``enter_plan_mode``'s params, as :data:`_SCHEMA` declares them."""
+
+    userRequested: bool  # the reference's camelCase name
+
+
+class EnterPlanModeInvocation(BaseToolInvocation[EnterPlanModeParams]):
     """One validated ``enter_plan_mode`` call."""
 
-    def __init__(self, config: Config, params: dict[str, Any], interactive: bool) -> None:
+    def __init__(self, config: Config, params: EnterPlanModeParams, interactive: bool) -> None:
         super().__init__(params)
         self.config = config
         self.interactive = interactive
@@ -170,7 +176,7 @@ class EnterPlanModeInvocation(BaseToolInvocation[dict[str, Any]]):
         return ToolResult(llm_content=PLAN_MODE_REMINDER, return_display="Entered plan mode.")
 
 
-class EnterPlanModeTool(BaseDeclarativeTool[dict[str, Any]]):
+class EnterPlanModeTool(BaseDeclarativeTool[EnterPlanModeParams]):
     """The ``enter_plan_mode`` tool (display name ``EnterPlanMode``, kind ``think``)."""
 
     Name: ClassVar[str] = "enter_plan_mode"
@@ -181,6 +187,6 @@ class EnterPlanModeTool(BaseDeclarativeTool[dict[str, Any]]):
         self.config = config
         self.interactive = interactive
 
-    def create_invocation(self, params: dict[str, Any]) -> ToolInvocation[dict[str, Any]]:
+    def create_invocation(self, params: EnterPlanModeParams) -> ToolInvocation[EnterPlanModeParams]:
         """Build the invocation for validated params."""
         return EnterPlanModeInvocation(self.config, params, self.interactive)

@@ -30,7 +30,7 @@ from __future__ import annotations
 import logging
 import os
 import re
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, Required, TypedDict
 
 import anyio
 
@@ -52,7 +52,7 @@ from qwen_tools.contract.results import ToolResult
 from qwen_tools.jscompat.jstext import js_trim
 from qwen_tools.tools.common.paths import is_subpath
 
-__all__ = ["ExitPlanModeTool", "plan_file_path"]
+__all__ = ["ExitPlanModeParams", "ExitPlanModeTool", "plan_file_path"]
 
 _log = logging.getLogger("qwen_tools")
 
@@ -153,10 +153,22 @@ def _save_plan(config: Config, plan: str) -> None:
         _log.warning("exit_plan_mode: failed to save the plan to %s: %s", path, exc)
 
 
-class ExitPlanModeInvocation(BaseToolInvocation[dict[str, Any]]):
+class ExitPlanModeParams(TypedDict, total=False):
+    """``exit_plan_mode``'s params, as :data:`_SCHEMA` declares them.
+
+    Only ``plan`` is checked (a non-empty string), as the reference checks it: the schema
+    pass is skipped for this tool.
+    """
+
+    plan: Required[str]
+    originalRequest: str  # the reference's camelCase names
+    researchSummary: str
+
+
+class ExitPlanModeInvocation(BaseToolInvocation[ExitPlanModeParams]):
     """One validated ``exit_plan_mode`` call."""
 
-    def __init__(self, config: Config, params: dict[str, Any]) -> None:
+    def __init__(self, config: Config, params: ExitPlanModeParams) -> None:
         super().__init__(params)
         self.config = config
         self._approved: ApprovalMode | None = None
@@ -217,7 +229,7 @@ class ExitPlanModeInvocation(BaseToolInvocation[dict[str, Any]]):
         return ToolResult(llm_content=APPROVED, return_display=display)
 
 
-class ExitPlanModeTool(BaseDeclarativeTool[dict[str, Any]]):
+class ExitPlanModeTool(BaseDeclarativeTool[ExitPlanModeParams]):
     """The ``exit_plan_mode`` tool (display name ``ExitPlanMode``, kind ``think``)."""
 
     Name: ClassVar[str] = "exit_plan_mode"
@@ -226,13 +238,13 @@ class ExitPlanModeTool(BaseDeclarativeTool[dict[str, Any]]):
         super().__init__(self.Name, "ExitPlanMode", _DESCRIPTION, Kind.THINK, _SCHEMA)
         self.config = config
 
-    def _validate(self, params: Any) -> tuple[dict[str, Any] | None, str | None]:
+    def _validate(self, params: Any) -> tuple[ExitPlanModeParams | None, str | None]:
         """Only the plan is checked: the reference skips the schema pass for this tool."""
         plan = params.get("plan") if isinstance(params, dict) else None
         if not isinstance(plan, str) or not js_trim(plan):
             return None, _EMPTY_PLAN
         return params, None
 
-    def create_invocation(self, params: dict[str, Any]) -> ToolInvocation[dict[str, Any]]:
+    def create_invocation(self, params: ExitPlanModeParams) -> ToolInvocation[ExitPlanModeParams]:
         """Build the invocation for validated params."""
         return ExitPlanModeInvocation(self.config, params)

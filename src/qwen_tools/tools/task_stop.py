@@ -16,7 +16,7 @@ status file instead.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Required, TypedDict
 
 from qwen_tools.config.config import Config
 from qwen_tools.contract.abort import AbortSignal
@@ -26,7 +26,7 @@ from qwen_tools.contract.invocation import BaseToolInvocation, ToolInvocation, U
 from qwen_tools.contract.kinds import Kind
 from qwen_tools.contract.results import ToolResult
 
-__all__ = ["TaskStopTool"]
+__all__ = ["TaskStopParams", "TaskStopTool"]
 
 _DESCRIPTION = (
     "Stops a background task by its id. Background shells started by run_shell_command with "
@@ -47,10 +47,16 @@ _SCHEMA: dict[str, Any] = {
 }
 
 
-class TaskStopInvocation(BaseToolInvocation[dict[str, Any]]):
+class TaskStopParams(TypedDict, total=False):
+    """``task_stop``'s params, as :data:`_SCHEMA` declares them."""
+
+    task_id: Required[str]
+
+
+class TaskStopInvocation(BaseToolInvocation[TaskStopParams]):
     """One validated ``task_stop`` call."""
 
-    def __init__(self, config: Config, params: dict[str, Any]) -> None:
+    def __init__(self, config: Config, params: TaskStopParams) -> None:
         super().__init__(params)
         self.config = config
 
@@ -92,7 +98,7 @@ class TaskStopInvocation(BaseToolInvocation[dict[str, Any]]):
         )
 
 
-class TaskStopTool(BaseDeclarativeTool[dict[str, Any]]):
+class TaskStopTool(BaseDeclarativeTool[TaskStopParams]):
     """The ``task_stop`` tool (display name ``TaskStop``, kind ``other``)."""
 
     Name: ClassVar[str] = "task_stop"
@@ -109,6 +115,6 @@ class TaskStopTool(BaseDeclarativeTool[dict[str, Any]]):
         )
         self.config = config
 
-    def create_invocation(self, params: dict[str, Any]) -> ToolInvocation[dict[str, Any]]:
+    def create_invocation(self, params: TaskStopParams) -> ToolInvocation[TaskStopParams]:
         """Build the invocation for validated params."""
         return TaskStopInvocation(self.config, params)
