@@ -1,10 +1,11 @@
-"""``qwen-tools mcp add|remove|list``: manage the ``mcpServers`` of a settings file, as ``qwen mcp``.
+"""``qwen-tools mcp add|remove|list|...``: manage the ``mcpServers`` of a settings file, as ``qwen mcp``.
 
 ``add`` and ``remove`` edit one file: ``--scope user`` (the default, as Qwen Code 0.24.4) is
 ``$QWEN_HOME/settings.json`` (``~/.qwen``), ``--scope project`` is ``<cwd>/.qwen/settings.json``.
 The rest of the file — comments and formatting included — is kept (see
 :mod:`qwen_tools.config.settings_edit`) and it is written atomically. ``list`` is in
-:mod:`.mcp_list`.
+:mod:`.mcp_list`, ``reconnect`` in :mod:`.mcp_reconnect`, ``approve``/``reject`` in
+:mod:`.mcp_approve`.
 
 Options of ``add`` are read wherever they stand, like yargs with ``unknown-options-as-args``:
 ``qwen-tools mcp add demo python server.py --trust`` trusts the server; anything that is not one of
@@ -104,7 +105,7 @@ def add_mcp_parser(sub: Any) -> argparse.ArgumentParser:
     """Add the ``mcp`` command (``add``, ``remove``, ``list``) to the CLI's subparsers."""
     mcp: argparse.ArgumentParser = sub.add_parser(
         "mcp",
-        help="manage MCP servers (add, remove, list)",
+        help="manage MCP servers (add, remove, list, reconnect, approve, reject)",
         description="Manage the MCP servers of the settings files.",
     )
     commands = mcp.add_subparsers(
@@ -142,6 +143,12 @@ def add_mcp_parser(sub: Any) -> argparse.ArgumentParser:
     )
     listing.add_argument("--json", action="store_true", help="print JSON")
     _add_cwd(listing)
+
+    from qwen_tools.cli.mcp_approve import add_approval_parsers
+    from qwen_tools.cli.mcp_reconnect import add_reconnect_parser
+
+    add_reconnect_parser(commands)
+    add_approval_parsers(commands)
     return mcp
 
 
@@ -312,6 +319,14 @@ def run_mcp(args: argparse.Namespace) -> int:
         return _run_add(args)
     if args.mcp_command == "remove":
         return _run_remove(args)
+    if args.mcp_command in ("approve", "reject"):
+        from qwen_tools.cli.mcp_approve import run_approval
+
+        return run_approval(args)
+    if args.mcp_command == "reconnect":
+        from qwen_tools.cli.mcp_reconnect import run_reconnect
+
+        return run_reconnect(args)
     from qwen_tools.cli.mcp_list import run_list
 
     return run_list(args)

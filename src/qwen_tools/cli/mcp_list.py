@@ -4,7 +4,8 @@ Each line is Qwen Code 0.24.4's (``✓ name: target (transport) - Connected``, `
 Disconnected``, ``Disconnected (timed out after Nms)``); below it we add what 0.24.4 does not
 show: the server's tools (after ``includeTools``/``excludeTools``) or why it is disconnected. A
 server that settings keep from starting (``mcp.allowed``/``mcp.excluded``, an untrusted folder) is
-not started and shows as ``Disabled``. Colours only on a terminal (and not with ``NO_COLOR``).
+not started and shows as ``Disabled``; a gated server (a project's ``.mcp.json``) not
+approved is not started and shows as ``Pending approval`` or ``Rejected``, as in 0.24.4. Colours only on a terminal (and not with ``NO_COLOR``).
 ``--json`` prints one object per server instead.
 """
 
@@ -43,7 +44,8 @@ class ServerReport:
     transport: str | None
     target: str
     status: str
-    """``connected``, ``disconnected`` or ``disabled`` (not started)."""
+    """``connected``, ``disconnected``, ``disabled`` (not started), or for a gated server not
+    approved (never started) ``pending`` or ``rejected``."""
     error: str | None = None
     tools: list[dict[str, str]] = field(default_factory=list)
     """``{"name", "serverToolName", "description"}``: ``name`` is the model-facing one."""
@@ -118,6 +120,10 @@ async def collect_reports(config: Config) -> list[ServerReport]:
         for name, status in manager.statuses().items():
             reports[name].status = status.value
             reports[name].error = manager.last_error(name) if status.value != "connected" else None
+        for name, state in manager.pending.items():
+            if reports[name].status != "disabled":
+                reports[name].status = state
+                reports[name].error = None
     return list(reports.values())
 
 
@@ -134,6 +140,9 @@ def render_text(reports: list[ServerReport], *, colour: bool = False) -> str:
             mark, text = _colour(_GREEN, "\u2713", colour), "Connected"
         elif report.status == "disabled":
             mark, text = _colour(_YELLOW, "\u25cf", colour), "Disabled"
+        elif report.status in ("pending", "rejected"):
+            mark = _colour(_YELLOW, "\u25cf", colour)
+            text = "Rejected" if report.status == "rejected" else "Pending approval"
         else:
             mark = _colour(_RED, "\u2717", colour)
             text = "Disconnected"

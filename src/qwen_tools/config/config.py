@@ -135,6 +135,9 @@ class Config:
         home = qwen_home(env)
         loaded = load_settings(target, qwen_home_dir=home, env=env)
         settings = parse_tool_settings(loaded)
+        from qwen_tools.config.project_mcp import with_project_servers
+
+        settings = with_project_servers(settings, loaded, target)
         return cls(
             target,
             settings=settings,

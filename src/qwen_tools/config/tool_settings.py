@@ -136,6 +136,8 @@ class ToolSettings:
     mcp_server_command: str | None = None
     mcp_allowed: tuple[str, ...] | None = None
     mcp_excluded: tuple[str, ...] = ()
+    mcp_gated: dict[str, str] = field(default_factory=dict)
+    """Servers that run only once approved (a project's ``.mcp.json``): name → entry hash."""
     file_filtering: FileFilteringSettings = field(default_factory=FileFilteringSettings)
     include_directories: tuple[str, ...] = ()
     permissions_allow: tuple[str, ...] = ()

@@ -5,6 +5,9 @@
   ``matchesServerPattern``). An untrusted folder starts no server at all.
 * tools: ``excludeTools`` drops a tool named exactly; ``includeTools`` (when set) keeps a tool
   named exactly or by an entry starting with ``<name>(``; exclude wins.
+* gated servers (a project's ``.mcp.json``) that the user has not approved for their
+  current entry (:mod:`qwen_tools.config.mcp_approvals`) are not started, unless the approval
+  mode is ``yolo`` (as Qwen Code 0.24.4).
 """
 
 from __future__ import annotations
@@ -12,8 +15,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from qwen_tools.config.tool_settings import McpServerConfig, ToolSettings
+from qwen_tools.config.tool_settings import ApprovalMode, McpServerConfig, ToolSettings
+
+if TYPE_CHECKING:
+    from qwen_tools.config.config import Config
+    from qwen_tools.config.mcp_approvals import ApprovalState
 
 DEFAULT_STDIO_DISCOVERY_MS = 30_000
 DEFAULT_REMOTE_DISCOVERY_MS = 5_000
@@ -52,6 +60,24 @@ def admitted_servers(settings: ToolSettings) -> dict[str, McpServerConfig]:
         for name, config in settings.mcp_servers.items()
         if is_server_admitted(name, settings.mcp_allowed, settings.mcp_excluded)
     }
+
+
+def gated_states(config: Config) -> dict[str, ApprovalState]:
+    """The approval state of every gated server (``approved``, ``rejected`` or ``pending``)."""
+    gated = config.settings.mcp_gated
+    if not gated:
+        return {}
+    from qwen_tools.config.mcp_approvals import McpApprovals, approvals_path
+
+    approvals = McpApprovals(approvals_path(config.home_dir))
+    return {name: approvals.state(config.target_dir, name, h) for name, h in gated.items()}
+
+
+def pending_servers(config: Config) -> dict[str, ApprovalState]:
+    """The gated servers not approved (``pending`` or ``rejected``); none in ``yolo`` mode."""
+    if config.approval_mode is ApprovalMode.YOLO:
+        return {}
+    return {name: s for name, s in gated_states(config).items() if s != "approved"}
 
 
 def is_tool_enabled(tool: str, config: McpServerConfig) -> bool:

@@ -10,8 +10,9 @@ A server that fails, hangs past its discovery cap (stdio 30 s, remote 5 s, or it
 ``discoveryTimeoutMs``) or dies later costs only itself: its status is ``disconnected`` and
 :meth:`McpManager.last_error` keeps the reason. An entry that settings could not use (no
 transport, a field of the wrong type: :attr:`McpServerConfig.error`) is never started; it is
-``disconnected`` from the start, with that error as its reason (logged once). Roots offered to
-servers are the workspace directories.
+``disconnected`` from the start, with that error as its reason (logged once). A gated server
+(a project's ``.mcp.json``) that is not approved is not started at all
+(:attr:`McpManager.pending`). Roots offered to servers are the workspace directories.
 
 :meth:`McpManager.connect` connects only some servers (``qwen-tools call`` connects a server
 when one of its tools is first asked for, so built-in calls never wait for any server);
@@ -27,7 +28,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from qwen_tools.mcp.admission import admitted_servers, is_tool_enabled
+from qwen_tools.mcp.admission import admitted_servers, is_tool_enabled, pending_servers
 from qwen_tools.mcp.connection import McpConnection, McpServerStatus
 from qwen_tools.mcp.failures import failure_text
 from qwen_tools.mcp.naming import assign_tool_names, tool_aliases
@@ -35,6 +36,7 @@ from qwen_tools.mcp.tool import McpTool
 
 if TYPE_CHECKING:
     from qwen_tools.config.config import Config
+    from qwen_tools.config.mcp_approvals import ApprovalState
 
 logger = logging.getLogger("qwen_tools.mcp")
 
@@ -55,6 +57,8 @@ class McpManager:
     ) -> None:
         self.config = config
         self.tool_idle_timeout_ms = tool_idle_timeout_ms
+        self.pending: dict[str, ApprovalState] = pending_servers(config)
+        """Gated servers awaiting approval (``pending``) or ``rejected``: never started."""
         self._connections: dict[str, McpConnection] = {
             name: McpConnection(
                 name,
@@ -64,6 +68,7 @@ class McpManager:
                 discovery_timeout=discovery_timeout,
             )
             for name, server in admitted_servers(config.settings).items()
+            if name not in self.pending
         }
         self.started = False
         """Whether :meth:`start` has run."""

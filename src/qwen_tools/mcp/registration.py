@@ -28,6 +28,11 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("qwen_tools.mcp")
 
+PENDING_APPROVAL = (
+    'Tool "{tool}" is unavailable: the MCP server "{server}" is awaiting approval, so its tools '
+    "are not loaded. Approve it (run /mcp) to use this tool."
+)
+
 
 async def register_mcp_tools(registry: ToolRegistry, manager: McpManager) -> list[McpTool]:
     """Register the tools of every connected server; returns those registered.
@@ -58,7 +63,11 @@ def sync_mcp_tools(registry: ToolRegistry, manager: McpManager) -> list[McpTool]
 
 
 def unavailable_server_note(manager: McpManager, name: str) -> str | None:
-    """Why tool ``name`` is missing if it may belong to a server that was tried and failed."""
+    """Why tool ``name`` is missing if it may belong to a server that was tried and failed,
+    or to a gated server awaiting approval (0.24.4's sentence)."""
+    for server in manager.pending:
+        if may_name_a_tool_of(name, server):
+            return PENDING_APPROVAL.format(tool=name, server=server)
     notes = [
         unavailable_text(server, manager.last_error(server))
         for server in manager.server_names
