@@ -43,15 +43,18 @@ from qwen_tools.contract.kinds import Kind
 from qwen_tools.contract.results import ToolResult
 from qwen_tools.fs.confined import OutsideRootsError
 from qwen_tools.jscompat.collation import collation_key
-from qwen_tools.jscompat.jstext import js_trim
 from qwen_tools.tools.common.filtering import FileFilteringParams
 from qwen_tools.tools.common.paths import (
+    check_absolute,
+    check_inside,
+    clean_path_param,
     escape_control_chars,
+    is_outside,
     js_resolve,
     make_relative,
     node_error_message,
+    outside_result,
     shorten_path,
-    unescape_path as _unescape,
 )
 
 __all__ = ["ListDirectoryParams", "ListDirectoryTool"]
@@ -154,21 +157,17 @@ class ListDirectoryInvocation(BaseToolInvocation[ListDirectoryParams]):
         """List the directory in a worker thread."""
         return await anyio.to_thread.run_sync(self._list)
 
-    def _outside(self) -> ToolResult:
-        message = self.config.workspace_error()
-        return ToolResult.failure(message, ToolErrorType.PATH_NOT_IN_WORKSPACE)
-
     def _list(self) -> ToolResult:
         path: str = self.params["path"]
         workspace = self.config.workspace
-        if not workspace.is_path_within_workspace(path):
-            return self._outside()
+        if is_outside(self.config, path):
+            return outside_result(self.config)
         # The directory is listed from a descriptor checked to lie inside the workspace: a
         # name swapped for an outside symlink since validation is refused here, not listed.
         try:
             fd = workspace.open(path, _DIR_FLAGS)
         except OutsideRootsError:
-            return self._outside()
+            return outside_result(self.config)
         except OSError as exc:
             return self._open_failure(path, exc)
         try:
@@ -191,8 +190,8 @@ class ListDirectoryInvocation(BaseToolInvocation[ListDirectoryParams]):
 
     def _open_failure(self, path: str, exc: OSError) -> ToolResult:
         """The reference's wording for a path that could not be opened as a directory."""
-        if not self.config.workspace.is_path_within_workspace(path):
-            return self._outside()  # the name itself leads outside by now
+        if is_outside(self.config, path):
+            return outside_result(self.config)  # the name itself leads outside by now
         try:
             info = os.stat(path)
         except OSError as stat_exc:
@@ -274,13 +273,8 @@ class ListDirectoryTool(BaseDeclarativeTool[ListDirectoryParams]):
 
     def validate_tool_param_values(self, params: ListDirectoryParams) -> str | None:
         """Trim and unescape ``path``; it must be absolute and inside the workspace."""
-        path = _unescape(js_trim(params["path"]))
-        params["path"] = path
-        if not os.path.isabs(path):
-            return f"Path must be absolute: {path}"
-        if not self.config.workspace.is_path_within_workspace(path):
-            return self.config.workspace_error()
-        return None
+        path = params["path"] = clean_path_param(params["path"])
+        return check_absolute(path, "directory") or check_inside(self.config, path)
 
     def create_invocation(self, params: ListDirectoryParams) -> ToolInvocation[ListDirectoryParams]:
         """Build the invocation for validated params."""

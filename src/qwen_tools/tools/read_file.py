@@ -46,7 +46,6 @@ import anyio
 from qwen_tools.config.config import Config
 from qwen_tools.contract.abort import AbortSignal
 from qwen_tools.contract.declarative import BaseDeclarativeTool
-from qwen_tools.contract.errors import ToolErrorType
 from qwen_tools.contract.invocation import (
     BaseToolInvocation,
     ToolInvocation,
@@ -56,7 +55,16 @@ from qwen_tools.contract.invocation import (
 from qwen_tools.contract.kinds import Kind
 from qwen_tools.contract.results import ToolResult
 from qwen_tools.jscompat.jstext import js_trim
-from qwen_tools.tools.common.paths import js_resolve, make_relative, shorten_path, unescape_path
+from qwen_tools.tools.common.paths import (
+    check_absolute,
+    check_inside,
+    clean_path_param,
+    is_outside,
+    js_resolve,
+    make_relative,
+    outside_result,
+    shorten_path,
+)
 from qwen_tools.tools.file_reading.content import (
     FileContent,
     open_for_read,
@@ -188,9 +196,8 @@ class ReadFileInvocation(BaseToolInvocation[ReadFileParams]):
 
     def _read(self) -> ToolResult:
         path: str = self.params["file_path"]
-        if not self.config.workspace.is_path_readable(path):
-            message = self.config.workspace_error()
-            return ToolResult.failure(message, ToolErrorType.PATH_NOT_IN_WORKSPACE)
+        if is_outside(self.config, path, readable=True):
+            return outside_result(self.config)
         rel = relative_for_display(path, str(self.config.target_dir))
         # The one open, checked on its descriptor: everything below reads that descriptor.
         opened = open_for_read(self.config, path, rel)
@@ -262,12 +269,12 @@ class ReadFileTool(BaseDeclarativeTool[ReadFileParams]):
             given = alias
         elif alias is not None and js_trim(alias) != js_trim(given):
             return "Give either 'file_path' or its alias 'absolute_path', not two different paths."
-        path = unescape_path(js_trim(given))
-        params["file_path"] = path
+        path = params["file_path"] = clean_path_param(given)
         if not path:
             return "The 'file_path' parameter must be non-empty."
-        if not os.path.isabs(path):
-            return f"File path must be absolute, but was relative: {path}. You must provide an absolute path."
+        relative = check_absolute(path, "read")
+        if relative is not None:
+            return relative
         for key in _RANGE_KEYS:
             if params.get(key) is None:
                 params.pop(key, None)
@@ -294,8 +301,9 @@ class ReadFileTool(BaseDeclarativeTool[ReadFileParams]):
         error = self._check_pages(params.get("pages"))
         if error is not None:
             return error
-        if not self.config.workspace.is_path_readable(path):
-            return self.config.workspace_error()
+        outside = check_inside(self.config, path, readable=True)
+        if outside is not None:
+            return outside
         service = self.config.file_service
         if service.should_qwen_ignore_file(path):
             source = service.qwen_ignore_source(path) or ", ".join(service.qwen_ignore_file_names())

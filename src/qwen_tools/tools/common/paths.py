@@ -5,6 +5,12 @@ and ``path.relative`` normalise without touching the disk, error messages look l
 ``ENOENT: no such file or directory, stat '<p>'``, ``trim()`` strips JavaScript's whitespace
 set, and string lengths count UTF-16 code units. These helpers reproduce those rules (POSIX
 only), plus the reference's path unescaping and its shortened, relative display paths.
+
+This module is also the one path check of the tools: a path a model gives is trimmed and
+unescaped (:func:`clean_path_param`), must be absolute (:func:`check_absolute`, in the
+wording of the tool) and inside the workspace (:func:`check_inside`, :func:`is_outside`); a
+path that is or turns out to be outside gets the one refusal text (:func:`outside_message`,
+as a result :func:`outside_result`, as an exception :func:`outside_exception`).
 """
 
 from __future__ import annotations
@@ -14,18 +20,26 @@ import os
 import re
 import stat
 from decimal import ROUND_HALF_UP, Decimal
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, Literal, TypeAlias, TypedDict
 
+from qwen_tools.contract.errors import StructuredToolError, ToolErrorType
+from qwen_tools.contract.results import ToolResult
 from qwen_tools.jscompat.jstext import js_trim
 
 if TYPE_CHECKING:
     from qwen_tools.config.config import Config
 
 __all__ = [
+    "RelativeWording",
+    "check_absolute",
+    "check_inside",
+    "check_search_path",
+    "clean_path_param",
     "display_relative",
     "escape_control_chars",
     "expand_tilde",
     "format_display_path",
+    "is_outside",
     "is_subpath",
     "js_join",
     "js_relative",
@@ -33,6 +47,9 @@ __all__ = [
     "js_to_fixed",
     "make_relative",
     "node_error_message",
+    "outside_exception",
+    "outside_message",
+    "outside_result",
     "resolve_path",
     "shorten_path",
     "tildeify_path",
@@ -235,6 +252,61 @@ def format_display_path(path: str, root: str, max_len: int = 80) -> str:
     return shorten_path(display, max_len)
 
 
+# -- the one path check -------------------------------------------------------------------------
+
+RelativeWording: TypeAlias = Literal["file", "read", "directory"]
+"""Whose words refuse a relative path: edit and write_file, read_file, list_directory."""
+
+_RELATIVE: dict[RelativeWording, str] = {
+    "file": "File path must be absolute: {path}",
+    "read": (
+        "File path must be absolute, but was relative: {path}. You must provide an absolute path."
+    ),
+    "directory": "Path must be absolute: {path}",
+}
+
+
+def clean_path_param(raw: str) -> str:
+    """A path param as the reference takes it: trimmed (JavaScript's ``trim``), unescaped."""
+    return unescape_path(js_trim(raw))
+
+
+def check_absolute(path: str, wording: RelativeWording = "file") -> str | None:
+    """The reference's refusal of a relative ``path``, in the tool's ``wording``; else ``None``."""
+    return None if os.path.isabs(path) else _RELATIVE[wording].format(path=path)
+
+
+def is_outside(config: Config, path: str, *, readable: bool = False) -> bool:
+    """Whether ``path`` resolves outside the workspace directories (symlinks followed).
+
+    ``readable`` also admits the read-only directories (such as the session's saved output).
+    """
+    workspace = config.workspace
+    if readable:
+        return not workspace.is_path_readable(path)
+    return not workspace.is_path_within_workspace(path)
+
+
+def outside_message(config: Config) -> str:
+    """The one model-facing refusal of a path outside the workspace."""
+    return config.workspace_error()
+
+
+def check_inside(config: Config, path: str, *, readable: bool = False) -> str | None:
+    """:func:`outside_message` when ``path`` is outside (see :func:`is_outside`); else ``None``."""
+    return outside_message(config) if is_outside(config, path, readable=readable) else None
+
+
+def outside_result(config: Config) -> ToolResult:
+    """The result of a call whose path is (or, once opened, turns out to be) outside."""
+    return ToolResult.failure(outside_message(config), ToolErrorType.PATH_NOT_IN_WORKSPACE)
+
+
+def outside_exception(config: Config) -> StructuredToolError:
+    """The same refusal, to raise where a step cannot return a result (confirmation details)."""
+    return StructuredToolError(outside_message(config), ToolErrorType.PATH_NOT_IN_WORKSPACE)
+
+
 class SearchPathParams(TypedDict, total=False):
     """The optional ``path`` param that glob's and grep's params share."""
 
@@ -251,12 +323,12 @@ def check_search_path(
     """
     if not params.get("path"):
         return None
-    params["path"] = unescape_path(js_trim(params["path"]))
+    params["path"] = clean_path_param(params["path"])
     if not params["path"]:
         return None
     resolved = resolve_path(str(config.target_dir), params["path"])
-    if not config.workspace.is_path_within_workspace(resolved):
-        return config.workspace_error()
+    if is_outside(config, resolved):
+        return outside_message(config)
     try:
         info = os.stat(resolved)
     except FileNotFoundError:

@@ -49,8 +49,16 @@ from qwen_tools.fs.diff import compute_diff_stat, create_patch_smart
 from qwen_tools.fs.read_cache import PriorReadProblem
 from qwen_tools.fs.text_file import DEFAULT_TEXT_INFO
 from qwen_tools.fs.write_target import make_parent_dirs
-from qwen_tools.jscompat.jstext import js_trim
-from qwen_tools.tools.common.paths import make_relative, shorten_path, unescape_path
+from qwen_tools.tools.common.paths import (
+    check_absolute,
+    check_inside,
+    clean_path_param,
+    is_outside,
+    make_relative,
+    outside_exception,
+    outside_result,
+    shorten_path,
+)
 from qwen_tools.tools.edit.matching import extract_edit_snippet
 from qwen_tools.tools.edit.params import EditParams
 from qwen_tools.tools.edit.plan import EditPlan, error_message, plan_edit, read_current
@@ -156,11 +164,6 @@ class EditInvocation(BaseToolInvocation[EditParams]):
         """The file being edited."""
         return [ToolLocation(self._path)]
 
-    def _outside(self) -> ToolResult:
-        return ToolResult.failure(
-            self.config.workspace_error(), ToolErrorType.PATH_NOT_IN_WORKSPACE
-        )
-
     def _calculate(self) -> EditPlan:
         """Prior-read checks around reading the file, then the edit itself (worker thread).
 
@@ -184,9 +187,7 @@ class EditInvocation(BaseToolInvocation[EditParams]):
         try:
             plan = await anyio.to_thread.run_sync(self._calculate)
         except OutsideRootsError as exc:
-            raise StructuredToolError(
-                self.config.workspace_error(), ToolErrorType.PATH_NOT_IN_WORKSPACE
-            ) from exc
+            raise outside_exception(self.config) from exc
         except Exception as exc:
             if signal.aborted:
                 raise
@@ -215,13 +216,13 @@ class EditInvocation(BaseToolInvocation[EditParams]):
         self, signal: AbortSignal, update_output: UpdateOutput | None = None
     ) -> ToolResult:
         """Recompute the edit and write it, holding the file's lock throughout."""
-        if not self.config.workspace.is_path_within_workspace(self._path):
-            return self._outside()
+        if is_outside(self.config, self._path):
+            return outside_result(self.config)
         async with self.config.session.file_locks.lock(self._path):
             try:
                 plan = await anyio.to_thread.run_sync(self._calculate)
             except OutsideRootsError:
-                return self._outside()
+                return outside_result(self.config)
             except Exception as exc:
                 if signal.aborted:
                     raise
@@ -250,7 +251,7 @@ class EditInvocation(BaseToolInvocation[EditParams]):
             info = DEFAULT_TEXT_INFO if plan.is_new_file else plan.info
             written = write_text_atomic(path, plan.new_content, info, roots=roots)
         except OutsideRootsError:
-            return self._outside()
+            return outside_result(self.config)
         except Exception as exc:
             message = error_message(exc, syscall, path)
             return ToolResult.failure(
@@ -361,15 +362,10 @@ class EditTool(BaseDeclarativeTool[EditParams]):
 
     def validate_tool_param_values(self, params: EditParams) -> str | None:
         """Trim and unescape the path, then require it absolute and inside the workspace."""
-        path = unescape_path(js_trim(params["file_path"]))
-        params["file_path"] = path
+        path = params["file_path"] = clean_path_param(params["file_path"])
         if not path:
             return "The 'file_path' parameter must be non-empty."
-        if not os.path.isabs(path):
-            return f"File path must be absolute: {path}"
-        if not self.config.workspace.is_path_within_workspace(path):
-            return self.config.workspace_error()
-        return None
+        return check_absolute(path) or check_inside(self.config, path)
 
     def create_invocation(self, params: EditParams) -> ToolInvocation[EditParams]:
         """Build the invocation for validated params."""

@@ -32,6 +32,7 @@ from qwen_tools.contract.errors import ToolError, ToolErrorType
 from qwen_tools.contract.parts import InlineDataPart
 from qwen_tools.fs.confined import ConfinedOpener, OutsideRootsError
 from qwen_tools.fs.text_file import decode_text
+from qwen_tools.tools.common import paths
 from qwen_tools.tools.common.paths import display_relative, js_to_fixed, node_error_message
 from qwen_tools.tools.file_reading.file_open import OpenedFile, read_all
 from qwen_tools.tools.file_reading.file_types import FileType, detect_file_type, media_mime_type
@@ -137,11 +138,11 @@ def open_for_read(
 
 def outside_failure(config: Config) -> FileContent:
     """The result for a file whose opened descriptor lies outside the workspace."""
-    return _uniform_failure(config.workspace_error(), ToolErrorType.PATH_NOT_IN_WORKSPACE)
+    return _uniform_failure(paths.outside_message(config), ToolErrorType.PATH_NOT_IN_WORKSPACE)
 
 
 def _open_failure(config: Config, path: str, rel: str, exc: OSError) -> FileContent:
-    if not config.workspace.is_path_readable(path):  # the name itself now points outside
+    if paths.is_outside(config, path, readable=True):  # the name itself now points outside
         return outside_failure(config)
     try:
         info = os.stat(path)

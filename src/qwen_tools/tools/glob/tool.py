@@ -42,6 +42,8 @@ from qwen_tools.tools.common.paths import (
     check_search_path,
     escape_control_chars,
     format_display_path,
+    is_outside,
+    outside_result,
     resolve_path,
 )
 from qwen_tools.tools.glob.params import GlobParams
@@ -113,9 +115,8 @@ class GlobInvocation(BaseToolInvocation[GlobParams]):
         given = self.params.get("path")
         if given:
             search_dir = resolve_path(str(self.config.target_dir), given)
-            if not self.config.workspace.is_path_within_workspace(search_dir):
-                message = self.config.workspace_error()
-                return ToolResult.failure(message, ToolErrorType.PATH_NOT_IN_WORKSPACE)
+            if is_outside(self.config, search_dir):
+                return outside_result(self.config)
             search_dirs, location = [search_dir], f"within {search_dir}"
         else:
             search_dirs = [str(d) for d in self.config.workspace.directories]
@@ -128,8 +129,7 @@ class GlobInvocation(BaseToolInvocation[GlobParams]):
         try:
             return self._collect(pattern, search_dirs, location, signal)
         except OutsideRootsError:  # a search directory, opened, lies outside the workspace
-            message = self.config.workspace_error()
-            return ToolResult.failure(message, ToolErrorType.PATH_NOT_IN_WORKSPACE)
+            return outside_result(self.config)
 
     def _collect(
         self, pattern: str, search_dirs: list[str], location: str, signal: AbortSignal

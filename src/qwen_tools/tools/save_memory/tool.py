@@ -51,7 +51,12 @@ from qwen_tools.fs.confined import OutsideRootsError
 from qwen_tools.fs.diff import format_patch, structured_patch
 from qwen_tools.fs.write_target import make_parent_dirs
 from qwen_tools.jscompat.jstext import js_trim
-from qwen_tools.tools.common.paths import node_error_message, tildeify_path
+from qwen_tools.tools.common.paths import (
+    node_error_message,
+    outside_exception,
+    outside_message,
+    tildeify_path,
+)
 from qwen_tools.tools.save_memory.memory_file import (
     InvalidContextFileName,
     MemoryScope,
@@ -150,9 +155,7 @@ class SaveMemoryInvocation(BaseToolInvocation[dict[str, Any]]):
         try:
             current = await anyio.to_thread.run_sync(read_memory_file, path, roots)
         except OutsideRootsError as exc:
-            raise StructuredToolError(
-                self.config.workspace_error(), ToolErrorType.PATH_NOT_IN_WORKSPACE
-            ) from exc
+            raise outside_exception(self.config) from exc
         except OSError as exc:
             raise StructuredToolError(
                 node_error_message(exc, _read_syscall(exc), path),
@@ -199,7 +202,7 @@ class SaveMemoryInvocation(BaseToolInvocation[dict[str, Any]]):
             try:
                 await anyio.to_thread.run_sync(_append, path, fact, roots)
             except OutsideRootsError:
-                return _failure(_StepFailed.message(self.config.workspace_error()))
+                return _failure(_StepFailed.message(outside_message(self.config)))
             except _StepFailed as exc:
                 return _failure(exc)
         message = f'Okay, I\'ve remembered that in {scope} memory: "{fact}"'

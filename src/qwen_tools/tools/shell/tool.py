@@ -64,6 +64,7 @@ from qwen_tools.shell.command_analysis import (
 from qwen_tools.shell.execution import run_foreground, shell_argv, shell_env
 from qwen_tools.shell.git_config_risk import with_neutral_git_config
 from qwen_tools.shell.sandbox import SandboxPolicy, SandboxUnavailable, wrap_command
+from qwen_tools.tools.common.paths import is_outside
 from qwen_tools.tools.shell.params import ShellParams
 from qwen_tools.tools.shell.result import (
     background_started,
@@ -362,7 +363,7 @@ class ShellTool(BaseDeclarativeTool[ShellParams]):
                     "Explicitly running shell commands from within the user skills directory is "
                     "not allowed. Please use absolute paths for command parameter instead."
                 )
-        if not self.config.workspace.is_path_within_workspace(directory):
+        if is_outside(self.config, directory):
             return f"Directory '{directory}' is not within any of the registered workspace directories."
         return None
 

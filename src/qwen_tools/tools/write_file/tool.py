@@ -73,12 +73,16 @@ from qwen_tools.fs.text_file import (
     TextEncodingInfo,
 )
 from qwen_tools.fs.write_target import make_parent_dirs
-from qwen_tools.jscompat.jstext import js_trim
 from qwen_tools.tools.common.paths import (
+    check_absolute,
+    check_inside,
+    clean_path_param,
+    is_outside,
     make_relative,
     node_error_message,
+    outside_exception,
+    outside_result,
     shorten_path,
-    unescape_path,
 )
 from qwen_tools.tools.write_file.failures import check_failed, problem_result, write_error
 from qwen_tools.tools.write_file.modify import WriteFileModifyContext, read_existing
@@ -150,11 +154,6 @@ class WriteFileInvocation(BaseToolInvocation[dict[str, Any]]):
         """The diff of the write; raises ``StructuredToolError`` when the prior-read check fails."""
         return await anyio.to_thread.run_sync(self._confirmation_details)
 
-    def _outside(self) -> ToolResult:
-        return ToolResult.failure(
-            self.config.workspace_error(), ToolErrorType.PATH_NOT_IN_WORKSPACE
-        )
-
     def _confirmation_details(self) -> EditConfirmationDetails:
         path = self._path
         cache = self.config.session.read_cache
@@ -169,9 +168,7 @@ class WriteFileInvocation(BaseToolInvocation[dict[str, Any]]):
             except FileNotFoundError:
                 exists = False
             except OutsideRootsError as exc:
-                raise StructuredToolError(
-                    self.config.workspace_error(), ToolErrorType.PATH_NOT_IN_WORKSPACE
-                ) from exc
+                raise outside_exception(self.config) from exc
             except OSError as exc:
                 message = node_error_message(exc, "open", path)
                 raise StructuredToolError(
@@ -203,8 +200,8 @@ class WriteFileInvocation(BaseToolInvocation[dict[str, Any]]):
     def _write(self) -> ToolResult:
         path = self._path
         content: str = self.params["content"]
-        if not self.config.workspace.is_path_within_workspace(path):
-            return self._outside()
+        if is_outside(self.config, path):
+            return outside_result(self.config)
         roots = self.config.workspace.roots()
         cache = self.config.session.read_cache
         exists = os.path.exists(path)
@@ -220,7 +217,7 @@ class WriteFileInvocation(BaseToolInvocation[dict[str, Any]]):
             except FileNotFoundError:
                 exists = False
             except OutsideRootsError:
-                return self._outside()
+                return outside_result(self.config)
             except OSError as exc:
                 return check_failed(exc, path)
         if exists:
@@ -234,13 +231,13 @@ class WriteFileInvocation(BaseToolInvocation[dict[str, Any]]):
             try:
                 make_parent_dirs(path, roots)
             except OutsideRootsError:
-                return self._outside()
+                return outside_result(self.config)
             except (OSError, ValueError) as exc:
                 return write_error(exc, path, mkdir=True)
         try:
             written = write_text_atomic(path, content, info, roots=roots)
         except OutsideRootsError:
-            return self._outside()
+            return outside_result(self.config)
         except (OSError, ValueError) as exc:
             return write_error(exc, path)
         cache.record_write(path, stat_result=written)
@@ -279,21 +276,19 @@ class WriteFileTool(BaseDeclarativeTool[dict[str, Any]]):
 
     def validate_tool_param_values(self, params: dict[str, Any]) -> str | None:
         """Normalise ``file_path`` and check it, in the reference's order, then the workspace."""
-        path = unescape_path(js_trim(params["file_path"]))
-        params["file_path"] = path
+        path = params["file_path"] = clean_path_param(params["file_path"])
         if not path:
             return 'Missing or empty "file_path"'
-        if not os.path.isabs(path):
-            return f"File path must be absolute: {path}"
+        relative = check_absolute(path)
+        if relative is not None:
+            return relative
         try:
             if os.path.exists(path) and stat.S_ISDIR(os.lstat(path).st_mode):
                 return f"Path is a directory, not a file: {path}"
         except OSError as exc:
             reason = node_error_message(exc, "lstat", path)
             return f"Error accessing path properties for validation: {path}. Reason: {reason}"
-        if not self.config.workspace.is_path_within_workspace(path):
-            return self.config.workspace_error()
-        return None
+        return check_inside(self.config, path)
 
     def create_invocation(self, params: dict[str, Any]) -> ToolInvocation[dict[str, Any]]:
         """Build the invocation for validated params."""
