@@ -67,8 +67,9 @@ from qwen_tools.tools.save_memory.memory_file import (
     read_memory_file,
     write_memory_file,
 )
+from qwen_tools.tools.save_memory.params import SaveMemoryParams
 
-__all__ = ["SaveMemoryTool"]
+__all__ = ["SaveMemoryParams", "SaveMemoryTool"]
 
 _DESCRIPTION = (
     "Stores a short fact in long-term memory so that it is available in future sessions.\n\n"
@@ -101,10 +102,10 @@ _SCHEMA: dict[str, Any] = {
 _EMPTY_FACT = 'Parameter "fact" must be a non-empty string.'
 
 
-class SaveMemoryInvocation(BaseToolInvocation[dict[str, Any]]):
+class SaveMemoryInvocation(BaseToolInvocation[SaveMemoryParams]):
     """One validated ``save_memory`` call."""
 
-    def __init__(self, config: Config, params: dict[str, Any]) -> None:
+    def __init__(self, config: Config, params: SaveMemoryParams) -> None:
         super().__init__(params)
         self.config = config
 
@@ -260,7 +261,7 @@ def _failure(exc: _StepFailed) -> ToolResult:
     )
 
 
-class SaveMemoryTool(BaseDeclarativeTool[dict[str, Any]]):
+class SaveMemoryTool(BaseDeclarativeTool[SaveMemoryParams]):
     """The ``save_memory`` tool (display name ``SaveMemory``, kind ``think``)."""
 
     Name: ClassVar[str] = "save_memory"
@@ -269,7 +270,7 @@ class SaveMemoryTool(BaseDeclarativeTool[dict[str, Any]]):
         super().__init__(self.Name, "SaveMemory", _DESCRIPTION, Kind.THINK, _SCHEMA)
         self.config = config
 
-    def validate_tool_param_values(self, params: dict[str, Any]) -> str | None:
+    def validate_tool_param_values(self, params: SaveMemoryParams) -> str | None:
         """A blank fact is refused; so is a ``context.fileName`` setting naming a path."""
         if not js_trim(params["fact"]):
             return _EMPTY_FACT
@@ -279,6 +280,6 @@ class SaveMemoryTool(BaseDeclarativeTool[dict[str, Any]]):
             return str(exc)
         return None
 
-    def create_invocation(self, params: dict[str, Any]) -> ToolInvocation[dict[str, Any]]:
+    def create_invocation(self, params: SaveMemoryParams) -> ToolInvocation[SaveMemoryParams]:
         """Build the invocation for validated params."""
         return SaveMemoryInvocation(self.config, params)

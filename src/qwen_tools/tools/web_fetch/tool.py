@@ -53,8 +53,9 @@ from qwen_tools.tools.web_fetch.entry import (
     plan_fetch,
 )
 from qwen_tools.tools.web_fetch.http import CrossHostRedirect, FetchError, Resolver
+from qwen_tools.tools.web_fetch.params import WebFetchParams
 
-__all__ = ["WebFetchTool"]
+__all__ = ["WebFetchParams", "WebFetchTool"]
 
 PROCESSING_TIMEOUT_MS = 300_000
 _MAX_TIMER_MS = 2_147_483_647
@@ -124,11 +125,11 @@ def _hostname(url: str) -> str:
     return js_hostname(parts) if parts is not None else url
 
 
-class WebFetchInvocation(BaseToolInvocation[dict[str, Any]]):
+class WebFetchInvocation(BaseToolInvocation[WebFetchParams]):
     """One validated ``web_fetch`` call (``params["url"]`` already rewritten for GitHub)."""
 
     def __init__(
-        self, config: Config, params: dict[str, Any], resolver: Resolver | None = None
+        self, config: Config, params: WebFetchParams, resolver: Resolver | None = None
     ) -> None:
         super().__init__(params)
         self.config = config
@@ -309,7 +310,7 @@ class WebFetchInvocation(BaseToolInvocation[dict[str, Any]]):
         return entry.limited(room)
 
 
-class WebFetchTool(BaseDeclarativeTool[dict[str, Any]]):
+class WebFetchTool(BaseDeclarativeTool[WebFetchParams]):
     """The ``web_fetch`` tool (display name ``WebFetch``, kind ``fetch``)."""
 
     Name: ClassVar[str] = "web_fetch"
@@ -319,7 +320,7 @@ class WebFetchTool(BaseDeclarativeTool[dict[str, Any]]):
         self.config = config
         self.resolver = resolver
 
-    def validate_tool_param_values(self, params: dict[str, Any]) -> str | None:
+    def validate_tool_param_values(self, params: WebFetchParams) -> str | None:
         """The reference's checks, in its order: URL present, http(s), no credentials, prompt."""
         url = params["url"]
         if not url.strip():
@@ -335,7 +336,10 @@ class WebFetchTool(BaseDeclarativeTool[dict[str, Any]]):
             return "The 'prompt' parameter cannot be empty."
         return None
 
-    def create_invocation(self, params: dict[str, Any]) -> ToolInvocation[dict[str, Any]]:
+    def create_invocation(self, params: WebFetchParams) -> ToolInvocation[WebFetchParams]:
         """Build the invocation, fetching GitHub ``blob`` pages from raw.githubusercontent.com."""
-        rewritten = {**params, "url": rewrite_github_blob_url(params["url"].strip())}
+        rewritten: WebFetchParams = {
+            **params,
+            "url": rewrite_github_blob_url(params["url"].strip()),
+        }
         return WebFetchInvocation(self.config, rewritten, self.resolver)

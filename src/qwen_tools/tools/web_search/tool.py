@@ -40,9 +40,10 @@ from qwen_tools.contract.results import ToolResult
 from qwen_tools.tools.web_search.base import SearchFailure, SearchProvider, format_results
 from qwen_tools.tools.web_search.dashscope import DashScopeProvider
 from qwen_tools.tools.web_search.google import GoogleProvider
+from qwen_tools.tools.web_search.params import WebSearchParams
 from qwen_tools.tools.web_search.tavily import TavilyProvider
 
-__all__ = ["WebSearchTool", "web_search_enabled"]
+__all__ = ["WebSearchParams", "WebSearchTool", "web_search_enabled"]
 
 _PROVIDERS: dict[str, type[SearchProvider]] = {
     "tavily": TavilyProvider,
@@ -82,11 +83,11 @@ def _error(message: str, error_type: ToolErrorType, llm: str | None = None) -> T
     )
 
 
-class WebSearchInvocation(BaseToolInvocation[dict[str, Any]]):
+class WebSearchInvocation(BaseToolInvocation[WebSearchParams]):
     """One validated ``web_search`` call."""
 
     def __init__(
-        self, config: Config, params: dict[str, Any], env: Mapping[str, str] | None
+        self, config: Config, params: WebSearchParams, env: Mapping[str, str] | None
     ) -> None:
         super().__init__(params)
         self.config = config
@@ -169,7 +170,7 @@ class WebSearchInvocation(BaseToolInvocation[dict[str, Any]]):
         )
 
 
-class WebSearchTool(BaseDeclarativeTool[dict[str, Any]]):
+class WebSearchTool(BaseDeclarativeTool[WebSearchParams]):
     """The ``web_search`` tool (display name ``WebSearch``, kind ``search``).
 
     ``env`` (default: ``os.environ`` at call time) supplies the provider keys when the settings
@@ -183,7 +184,7 @@ class WebSearchTool(BaseDeclarativeTool[dict[str, Any]]):
         self.config = config
         self.env = env
 
-    def validate_tool_param_values(self, params: dict[str, Any]) -> str | None:
+    def validate_tool_param_values(self, params: WebSearchParams) -> str | None:
         """A non-blank query; ``provider``, when given, non-blank too."""
         if not params["query"].strip():
             return "The 'query' parameter cannot be empty."
@@ -192,6 +193,6 @@ class WebSearchTool(BaseDeclarativeTool[dict[str, Any]]):
             return "The 'provider' parameter cannot be empty if specified."
         return None
 
-    def create_invocation(self, params: dict[str, Any]) -> ToolInvocation[dict[str, Any]]:
+    def create_invocation(self, params: WebSearchParams) -> ToolInvocation[WebSearchParams]:
         """Build the invocation for validated params."""
         return WebSearchInvocation(self.config, params, self.env)
