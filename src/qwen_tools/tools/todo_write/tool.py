@@ -38,6 +38,7 @@ from qwen_tools.contract.invocation import BaseToolInvocation, ToolInvocation, U
 from qwen_tools.contract.kinds import Kind
 from qwen_tools.contract.results import ToolResult
 from qwen_tools.tools.common.paths import node_error_message
+from qwen_tools.tools.todo_write.params import TodoItemParams, TodoWriteParams
 from qwen_tools.tools.todo_write.store import (
     CYCLE_ERROR,
     TodoPlan,
@@ -50,7 +51,7 @@ from qwen_tools.tools.todo_write.store import (
     write_todo_plan,
 )
 
-__all__ = ["TodoWriteTool", "read_todos"]
+__all__ = ["TodoItemParams", "TodoWriteParams", "TodoWriteTool", "read_todos"]
 
 _DESCRIPTION = """Keeps a short task list that the user can see, for work where tracking \
 progress makes things clearer.
@@ -151,7 +152,7 @@ def _items(todos: list[dict[str, Any]]) -> tuple[TodoItem, ...]:
     return tuple(_item(todo) for todo in todos)
 
 
-def _with_kept_dependencies(todos: list[dict[str, Any]], stored: list[Any]) -> list[Any]:
+def _with_kept_dependencies(todos: list[TodoItemParams], stored: list[Any]) -> list[Any]:
     """Items sent without ``blockedBy`` keep their stored dependencies during an active plan."""
     active = any(not isinstance(t, dict) or t.get("status") != "completed" for t in stored)
     if not active:
@@ -173,10 +174,10 @@ def _with_kept_dependencies(todos: list[dict[str, Any]], stored: list[Any]) -> l
     return result
 
 
-class TodoWriteInvocation(BaseToolInvocation[dict[str, Any]]):
+class TodoWriteInvocation(BaseToolInvocation[TodoWriteParams]):
     """One validated ``todo_write`` call."""
 
-    def __init__(self, config: Config, params: dict[str, Any], creating: bool) -> None:
+    def __init__(self, config: Config, params: TodoWriteParams, creating: bool) -> None:
         super().__init__(params)
         self.config = config
         self.creating = creating
@@ -247,7 +248,7 @@ class TodoWriteInvocation(BaseToolInvocation[dict[str, Any]]):
         return ToolResult(llm_content=text, return_display=display)
 
 
-class TodoWriteTool(BaseDeclarativeTool[dict[str, Any]]):
+class TodoWriteTool(BaseDeclarativeTool[TodoWriteParams]):
     """The ``todo_write`` tool (display name ``TodoList``, kind ``think``)."""
 
     Name: ClassVar[str] = "todo_write"
@@ -256,13 +257,13 @@ class TodoWriteTool(BaseDeclarativeTool[dict[str, Any]]):
         super().__init__(self.Name, "TodoList", _DESCRIPTION, Kind.THINK, _SCHEMA)
         self.config = config
 
-    def _validate(self, params: Any) -> tuple[dict[str, Any] | None, str | None]:
+    def _validate(self, params: Any) -> tuple[TodoWriteParams | None, str | None]:
         """Only the reference's own checks run: it skips the schema pass for this tool."""
         todos = params.get("todos") if isinstance(params, dict) else None
         error = validate_todos(todos)
         return (None, error) if error is not None else (params, None)
 
-    def create_invocation(self, params: dict[str, Any]) -> ToolInvocation[dict[str, Any]]:
+    def create_invocation(self, params: TodoWriteParams) -> ToolInvocation[TodoWriteParams]:
         """Build the invocation; it says "Create" when the session has no todo file yet."""
         creating = not os.path.exists(todo_file_path(self.config))
         return TodoWriteInvocation(self.config, params, creating)
