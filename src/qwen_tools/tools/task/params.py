@@ -6,17 +6,32 @@ it checks them in a session without a team, a session workflow or model grades; 
 the reference's. What passes here but cannot run in this implementation (worktree isolation
 and ``working_dir``) is refused afterwards with our own text; ``run_in_background`` and
 ``todo_id`` are accepted and have no effect (subagents run in the foreground here).
+
+:class:`TaskParams` types the params the schema declares to the model, which these checks
+guarantee for every call that passes them.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Required, TypedDict
 
 from qwen_tools.jscompat.jstext import js_trim, utf16_len
 
-__all__ = ["FORK_SUBAGENT_TYPE", "check_task_params", "unsupported_param"]
+__all__ = ["FORK_SUBAGENT_TYPE", "TaskParams", "check_task_params", "unsupported_param"]
+
+
+class TaskParams(TypedDict, total=False):
+    """``task``'s declared params: a short name for the job, the brief, the subagent to run.
+
+    The other params of 0.24.4's ``agent`` are undeclared: checked here, read untyped.
+    """
+
+    description: Required[str]
+    prompt: Required[str]
+    subagent_type: str
+
 
 FORK_SUBAGENT_TYPE = "fork"
 _FORK_TURNS = re.compile(r"[1-9][0-9]*")

@@ -25,7 +25,7 @@ fails with a typed error telling the model to do the work itself.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, cast
 
 from qwen_tools.config.config import Config
 from qwen_tools.contract.abort import AbortError, AbortSignal
@@ -43,11 +43,11 @@ from qwen_tools.subagents.protocol import SubagentReport
 from qwen_tools.tools.names import ToolDisplayNames, ToolNames
 from qwen_tools.tools.task.catalog import SubagentCatalog, SubagentLoader
 from qwen_tools.tools.task.display import TaskDisplayTracker
-from qwen_tools.tools.task.params import check_task_params, unsupported_param
+from qwen_tools.tools.task.params import TaskParams, check_task_params, unsupported_param
 from qwen_tools.tools.task.request import SubagentNotRunnable, build_request
 from qwen_tools.tools.task.result import llm_text_for, model_visible_text
 
-__all__ = ["TaskTool", "task_description"]
+__all__ = ["TaskParams", "TaskTool", "task_description"]
 
 NO_RUNNER_MESSAGE = (
     "Subagents are unavailable: no model is configured for this session. "
@@ -107,10 +107,10 @@ def task_description(definitions: list[SubagentDefinition]) -> str:
     )
 
 
-class TaskInvocation(BaseToolInvocation[dict[str, Any]]):
+class TaskInvocation(BaseToolInvocation[TaskParams]):
     """One validated ``task`` call."""
 
-    def __init__(self, tool: TaskTool, params: dict[str, Any]) -> None:
+    def __init__(self, tool: TaskTool, params: TaskParams) -> None:
         super().__init__(params)
         self.tool = tool
         self.config = tool.config
@@ -200,7 +200,7 @@ def not_found_message(name: str, catalog: SubagentCatalog) -> str:
     return f'Subagent "{name}" not found{available}'
 
 
-class TaskTool(BaseDeclarativeTool[dict[str, Any]]):
+class TaskTool(BaseDeclarativeTool[TaskParams]):
     """The ``task`` tool (display name ``Task``, kind ``agent``; alias ``agent``)."""
 
     Name: ClassVar[str] = ToolNames.TASK
@@ -233,11 +233,11 @@ class TaskTool(BaseDeclarativeTool[dict[str, Any]]):
         """The session's subagents as they are now."""
         return self.loader.catalog()
 
-    def is_concurrency_safe(self, params: dict[str, Any]) -> bool:
+    def is_concurrency_safe(self, params: TaskParams) -> bool:
         """Subagent launches may run side by side, as in the reference."""
         return True
 
-    def _validate(self, params: Any) -> tuple[dict[str, Any] | None, str | None]:
+    def _validate(self, params: Any) -> tuple[TaskParams | None, str | None]:
         """The reference's own checks (it skips the schema pass for this tool), then ours.
 
         Nothing is coerced and unknown keys are ignored, as in 0.24.4; a ``subagent_type``
@@ -249,7 +249,7 @@ class TaskTool(BaseDeclarativeTool[dict[str, Any]]):
             error = self._unknown_subagent(data.get("subagent_type"))
         if error is None:
             error = unsupported_param(data)
-        return (None, error) if error is not None else (data, None)
+        return (None, error) if error is not None else (cast(TaskParams, data), None)
 
     def _unknown_subagent(self, requested: str | None) -> str | None:
         if requested is None:
@@ -261,6 +261,6 @@ class TaskTool(BaseDeclarativeTool[dict[str, Any]]):
             return None  # a refused name is reported when the call runs
         return None if found is not None else not_found_message(requested, catalog)
 
-    def create_invocation(self, params: dict[str, Any]) -> ToolInvocation[dict[str, Any]]:
+    def create_invocation(self, params: TaskParams) -> ToolInvocation[TaskParams]:
         """Build the invocation for validated params."""
         return TaskInvocation(self, params)
