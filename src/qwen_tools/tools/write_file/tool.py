@@ -86,8 +86,9 @@ from qwen_tools.tools.common.paths import (
 )
 from qwen_tools.tools.write_file.failures import check_failed, problem_result, write_error
 from qwen_tools.tools.write_file.modify import WriteFileModifyContext, read_existing
+from qwen_tools.tools.write_file.params import WriteFileParams
 
-__all__ = ["WriteFileModifyContext", "WriteFileTool"]
+__all__ = ["WriteFileModifyContext", "WriteFileParams", "WriteFileTool"]
 
 _DESCRIPTION = (
     "Writes the given content to a file on the local file system, creating the file (and any "
@@ -126,10 +127,10 @@ _SCHEMA: dict[str, Any] = {
 }
 
 
-class WriteFileInvocation(BaseToolInvocation[dict[str, Any]]):
+class WriteFileInvocation(BaseToolInvocation[WriteFileParams]):
     """One validated ``write_file`` call."""
 
-    def __init__(self, config: Config, params: dict[str, Any]) -> None:
+    def __init__(self, config: Config, params: WriteFileParams) -> None:
         super().__init__(params)
         self.config = config
 
@@ -265,7 +266,7 @@ class WriteFileInvocation(BaseToolInvocation[dict[str, Any]]):
         return ToolResult(llm_content=" ".join(parts), return_display=display)
 
 
-class WriteFileTool(BaseDeclarativeTool[dict[str, Any]]):
+class WriteFileTool(BaseDeclarativeTool[WriteFileParams]):
     """The ``write_file`` tool (display name ``WriteFile``, kind ``edit``)."""
 
     Name: ClassVar[str] = "write_file"
@@ -274,7 +275,7 @@ class WriteFileTool(BaseDeclarativeTool[dict[str, Any]]):
         super().__init__(self.Name, "WriteFile", _DESCRIPTION, Kind.EDIT, _SCHEMA)
         self.config = config
 
-    def validate_tool_param_values(self, params: dict[str, Any]) -> str | None:
+    def validate_tool_param_values(self, params: WriteFileParams) -> str | None:
         """Normalise ``file_path`` and check it, in the reference's order, then the workspace."""
         path = params["file_path"] = clean_path_param(params["file_path"])
         if not path:
@@ -290,7 +291,7 @@ class WriteFileTool(BaseDeclarativeTool[dict[str, Any]]):
             return f"Error accessing path properties for validation: {path}. Reason: {reason}"
         return check_inside(self.config, path)
 
-    def create_invocation(self, params: dict[str, Any]) -> ToolInvocation[dict[str, Any]]:
+    def create_invocation(self, params: WriteFileParams) -> ToolInvocation[WriteFileParams]:
         """Build the invocation for validated params."""
         return WriteFileInvocation(self.config, params)
 
