@@ -48,6 +48,13 @@ from qwen_tools.agent.events import (
     TurnStarted,
 )
 from qwen_tools.agent.history import History
+from qwen_tools.agent.hooks import (
+    SubagentIdentity,
+    prompt_submit,
+    stop_cap,
+    stop_cap_warning,
+    stop_check,
+)
 from qwen_tools.agent.request import RequestBuilder, initial_max_tokens, user_sets_max_tokens
 from qwen_tools.contract.abort import AbortError, AbortSignal
 from qwen_tools.execution.call_types import CompletedToolCall, ToolCallRequest
@@ -136,6 +143,8 @@ class AgentLoop:
         self._startup: str | None = None
         self._date_reminders = date_reminders
         self._reminded: _dt.date | None = None
+        self.subagent: SubagentIdentity | None = None
+        """Set when this loop runs a subagent: its end fires SubagentStop instead of Stop."""
 
     # -- events ---------------------------------------------------------------------------
 
@@ -181,9 +190,17 @@ class AgentLoop:
         """
         signal = signal or AbortSignal.never()
         parts = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else list(prompt)
+        prompt_text = " ".join(str(p.get("text", "")) for p in parts if p.get("type") == "text")
+        blocked, hook_context = await prompt_submit(self.config, prompt_text)
+        if blocked is not None:  # the prompt never reaches the model or the history
+            finished = Finished(StopReason.ERROR, "", 0, 0, blocked, ())
+            self.emit(finished)
+            return finished
+        if hook_context is not None:
+            parts.append({"type": "text", "text": hook_context})
         reminders = [{"type": "text", "text": text} for text in await self._reminders()]
         self.history.append({"role": "user", "content": [*reminders, *parts]})
-        turns, calls = 0, 0
+        turns, calls, stop_blocks = 0, 0, 0
         completed: list[CompletedToolCall] = []
         text = ""
 
@@ -209,7 +226,14 @@ class AgentLoop:
                 self.emit(ModelTurn(turns, completion, requests))
                 if not requests:
                     self.emit(TurnFinished(turns, completion.usage, 0))
-                    return finish(StopReason.GOAL)
+                    go_on = await self._stop_hooks(text, stop_blocks, signal)
+                    if go_on is None:
+                        return finish(StopReason.GOAL)
+                    stop_blocks += 1
+                    self.history.append(
+                        {"role": "user", "content": [{"type": "text", "text": go_on}]}
+                    )
+                    continue
                 done = await self.scheduler.schedule(requests, signal)
                 calls += len(done)
                 completed.extend(done)
@@ -221,6 +245,19 @@ class AgentLoop:
             return finish(StopReason.CANCELLED)
         except ModelError as error:
             return finish(StopReason.ERROR, format_api_error(error))
+
+    async def _stop_hooks(self, text: str, blocks: int, signal: AbortSignal) -> str | None:
+        """The reason a Stop (SubagentStop) hook gives to go on, or ``None`` to end the turn."""
+        if signal.aborted:
+            return None
+        reason = await stop_check(self.config, text, blocks > 0, self.subagent, signal)
+        if reason is not None and blocks + 1 >= stop_cap():
+            import logging
+
+            warning = stop_cap_warning(stop_cap(), self.subagent is not None)
+            logging.getLogger("qwen_tools.hooks").warning("%s", warning)
+            return None
+        return reason
 
     async def _reminders(self) -> list[str]:
         """The ``<system-reminder>`` texts that go before the prompt of the next user message.

@@ -81,6 +81,9 @@ class AgentSession:
         if self._prompt is None:
             base = self._base if self._base is not None else base_prompt()
             self._prompt = assemble_system_prompt(base, self.context.text)
+            from qwen_tools.session.hook_events import session_start_block
+
+            self._prompt += session_start_block(self.config)
         return self._prompt
 
     def new_loop(

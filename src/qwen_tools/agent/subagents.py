@@ -12,6 +12,7 @@ signal reaches its model requests and its tools. Progress goes to ``on_progress`
 from __future__ import annotations
 
 import copy
+import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
@@ -191,6 +192,9 @@ class LoopSubagentRunner:
             model=model,
             date_reminders=False,
         )
+        from qwen_tools.agent.hooks import SubagentIdentity
+
+        loop.subagent = SubagentIdentity(f"{request.name}-{os.urandom(4).hex()}", request.name)
         finished: Finished = await loop.send(request.prompt, signal=signal)
         return SubagentReport(
             text=finished.text,

@@ -5,8 +5,9 @@ and ``forced_confirmation`` gives the prompt an ask rule needs for a tool that w
 ``decide`` applies the approval mode (plan blocks everything but info and plan confirmations,
 auto-edit approves edit and info confirmations — except edits of the sensitive files of
 :mod:`.sensitive_paths`, which ask in every mode but yolo), refuses when nobody can be asked,
-otherwise asks through the :data:`ConfirmationHandler` — looping through modify-with-editor
-rounds — and records "always allow" answers for the session.
+otherwise lets the PermissionRequest hooks answer (:mod:`.hook_points`), else asks through the
+:data:`ConfirmationHandler` — looping through modify-with-editor rounds — and records "always
+allow" answers for the session.
 """
 
 from __future__ import annotations
@@ -134,6 +135,11 @@ async def decide(
             ToolErrorType.EXECUTION_DENIED,
             tool=tool,
         )
+    from qwen_tools.execution.hook_points import permission_hooks
+
+    answered = await permission_hooks(config, tool, request, invocation)
+    if answered is not None:
+        return answered
     while True:
         outcome, payload = await confirm(request, details)
         if signal.aborted:

@@ -48,6 +48,7 @@ from qwen_tools.execution.permissions import is_preapproved, remember_always_all
 if TYPE_CHECKING:
     from qwen_tools.config.config import Config
     from qwen_tools.contract.declarative import BaseDeclarativeTool
+    from qwen_tools.hooks.system import HookSystem
     from qwen_tools.registry.registry import ToolRegistry
 
 __all__ = [
@@ -78,6 +79,10 @@ class PreparedCall:
     tool: BaseDeclarativeTool[Any]
     invocation: ToolInvocation[Any]
     outcome: ToolConfirmationOutcome | None = None
+    hooks: HookSystem | None = None
+    """The session's hooks, when it has any (set by :func:`approve_call`)."""
+    tool_use_id: str = ""
+    hook_reason: str | None = None
 
 
 def prepare_call(
@@ -127,13 +132,35 @@ async def approve_call(
 ) -> CompletedToolCall | None:
     """Decide whether the call may run; ``None`` means it may (``call`` may be rebuilt).
 
-    Deny rules come first (every mode); then yolo runs everything; an ask rule makes the call
-    ask even when the tool would not, and allow rules cannot pre-approve it.
+    Deny rules come first (every mode); then the PreToolUse hooks (:mod:`.hook_points`): deny,
+    ask (asked in every mode), allow (no prompt, unless an ask rule or plan mode), or new
+    arguments; then yolo runs everything; an ask rule makes the call ask even when the tool
+    would not, and allow rules cannot pre-approve it.
     """
     verdict = rule_refusal(config, call.tool, call.request, call.invocation.params)
     if isinstance(verdict, CompletedToolCall):
         return verdict
+    hook_decision = await _pre_tool_hooks(config, call)
+    if isinstance(hook_decision, CompletedToolCall):
+        return hook_decision
+    if hook_decision == "ask":
+        from qwen_tools.execution.hook_points import ask_for_hook
+
+        assert call.hooks is not None
+        asked = await ask_for_hook(
+            call.hooks, call.tool, call.request, call.hook_reason, signal, confirm
+        )
+        if isinstance(asked, CompletedToolCall):
+            return asked
+        call.outcome = asked
+        return None
     if config.approval_mode is ApprovalMode.YOLO:
+        return None
+    if (
+        hook_decision == "allow"
+        and verdict.decision != "ask"
+        and config.approval_mode is not ApprovalMode.PLAN
+    ):
         return None
     details = await confirmation_details(call.tool, call.invocation, call.request, signal)
     if isinstance(details, CompletedToolCall):
@@ -149,6 +176,30 @@ async def approve_call(
         return decided
     call.outcome, call.invocation = decided
     return None
+
+
+async def _pre_tool_hooks(config: Config, call: PreparedCall) -> str | CompletedToolCall | None:
+    """Fire PreToolUse when the session has hooks; the decision, or the call's end."""
+    from qwen_tools.hooks.gate import hooks_for
+
+    hooks = hooks_for(config)
+    if hooks is None:
+        return None
+    from qwen_tools.hooks.events import new_tool_use_id
+
+    call.hooks, call.tool_use_id = hooks, new_tool_use_id()
+    if not hooks.has("PreToolUse"):
+        return None
+    from qwen_tools.execution.hook_points import before_approval
+
+    decided = await before_approval(hooks, config, call.tool, call.request, call.tool_use_id)
+    if isinstance(decided, CompletedToolCall):
+        return decided
+    verdict, call.request, rebuilt = decided
+    if rebuilt is not None:
+        call.invocation = rebuilt
+    call.hook_reason = verdict.reason
+    return verdict.decision
 
 
 async def guarded_approval(
@@ -171,39 +222,60 @@ async def execute_call(
     update_output: UpdateOutput | None = None,
     on_result: ResultHook | None = None,
 ) -> CompletedToolCall:
-    """Run an approved call and turn its result (or exception) into the model's response."""
+    """Run an approved call and turn its result (or exception) into the model's response.
+
+    With hooks, PostToolUse sees a success (its context is appended, ``continue: false`` turns
+    the call into an error) and PostToolUseFailure an error or a cancellation after the start
+    (its context is appended to the message).
+    """
     tool, request = call.tool, call.request
     if signal.aborted:
         return cancelled(
             request, messages.CANCELLED_BEFORE_EXECUTION, tool=tool, outcome=call.outcome
         )
+    started = time.monotonic()
+
+    async def told(message: str, interrupted: bool = False) -> str:
+        if call.hooks is None:
+            return message
+        from qwen_tools.execution.hook_points import after_failure
+
+        elapsed = (time.monotonic() - started) * 1000
+        return await after_failure(
+            call.hooks,
+            tool,
+            request,
+            call.invocation,
+            message,
+            call.tool_use_id,
+            interrupted=interrupted,
+            duration_ms=elapsed,
+        )
+
     try:
         result = await call.invocation.execute(
             signal, update_output if tool.can_update_output else None
         )
-    except StructuredToolError as exc:
-        if signal.aborted:
-            return cancelled(
-                request, messages.CANCELLED_DURING_EXECUTION, tool=tool, outcome=call.outcome
-            )
-        return _with_outcome(failed(request, exc.message, exc.error_type, tool=tool), call)
     except Exception as exc:
         if signal.aborted:
-            return cancelled(
-                request, messages.CANCELLED_DURING_EXECUTION, tool=tool, outcome=call.outcome
-            )
-        message = str(exc) or type(exc).__name__
-        return _with_outcome(
-            failed(request, message, ToolErrorType.UNHANDLED_EXCEPTION, tool=tool), call
-        )
+            reason = await told(messages.CANCELLED_DURING_EXECUTION, True)
+            return cancelled(request, reason, tool=tool, outcome=call.outcome)
+        if isinstance(exc, StructuredToolError):
+            message, error_type = exc.message, exc.error_type
+        else:
+            message, error_type = str(exc) or type(exc).__name__, ToolErrorType.UNHANDLED_EXCEPTION
+        return _with_outcome(failed(request, await told(message), error_type, tool=tool), call)
     if signal.aborted:
         # A tool that stopped because of the abort was cancelled while it ran; only one that
         # finished its work anyway "had already completed".
-        return cancelled(
-            request,
+        reason = (
             messages.CANCELLED_DURING_EXECUTION
             if result.interrupted
-            else messages.CANCELLED_AFTER_COMPLETION,
+            else messages.CANCELLED_AFTER_COMPLETION
+        )
+        return cancelled(
+            request,
+            await told(reason, True),
             tool=tool,
             display=result.return_display,
             outcome=call.outcome,
@@ -212,15 +284,30 @@ async def execute_call(
         error: ToolError = result.error
         done = failed(
             request,
-            error.message,
+            await told(error.message),
             error.type,
             tool=tool,
             display=result.return_display,
             result=result,
         )
         return _with_outcome(done, call)
+    context: str | None = None
+    if call.hooks is not None and call.hooks.has("PostToolUse"):
+        from qwen_tools.execution.hook_points import after_success
+
+        elapsed = (time.monotonic() - started) * 1000
+        stop, context = await after_success(
+            call.hooks, tool, request, call.invocation, result, call.tool_use_id, elapsed
+        )
+        if stop is not None:
+            done = failed(request, stop, ToolErrorType.EXECUTION_DENIED, tool=tool)
+            return _with_outcome(done, call)
     if on_result is not None:
         result = on_result(tool, request.call_id, result)
+    if context:
+        from qwen_tools.execution.hook_points import append_context
+
+        result = append_context(tool.name, result, context)
     return CompletedToolCall(
         request=request,
         status="success",

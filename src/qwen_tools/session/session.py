@@ -186,6 +186,11 @@ class Session:
     async def __aenter__(self) -> Session:
         try:
             await self._assemble()
+            if self._has_hooks():
+                from qwen_tools.session.hook_events import session_start
+
+                resumed = self._named is not None and self._named.path.exists()
+                await session_start(self.config, resumed=resumed)
         except BaseException:
             await self.aclose()
             raise
@@ -238,6 +243,10 @@ class Session:
             return
         self._closed = True
         try:
+            if self._has_hooks():
+                from qwen_tools.session.hook_events import session_end
+
+                await session_end(self.config)
             if self._manager is not None or self.state.background_shells.list():
                 import anyio  # only when there is something to stop: opening stays cheap
 
@@ -247,6 +256,11 @@ class Session:
                         await self._manager.aclose()
         finally:
             self._save_named()
+
+    def _has_hooks(self) -> bool:
+        from qwen_tools.hooks.gate import hooks_for
+
+        return hooks_for(self.config) is not None
 
     def close_sync(self) -> None:
         """Release a session that was never entered (a named session's lock, unsaved)."""
