@@ -213,6 +213,17 @@ def coerce_params(data: dict[str, Any], schema: dict[str, Any]) -> None:
         _walk(data, schema, schema, fixer)
 
 
+def _has_float(value: Any) -> bool:
+    if isinstance(value, float):
+        return True
+    if isinstance(value, dict):
+        return any(_has_float(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_float(v) for v in value)
+    return False
+
+
 def normalise_integers(data: dict[str, Any], schema: dict[str, Any]) -> None:
     """Turn integral floats into ints where the schema asks for integers (in place)."""
-    _walk(data, schema, schema, _normalise_integers)
+    if _has_float(data):
+        _walk(data, schema, schema, _normalise_integers)

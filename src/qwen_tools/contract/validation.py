@@ -7,9 +7,10 @@ the reference runs AJV with ``allErrors: false``. As AJV does by default (``stri
 NaN and the infinities are not numbers. Before any schema runs, the params pass the limits of
 :mod:`.arg_limits` (nesting depth, lone surrogates, integers beyond a double).
 
-Valid params of a draft-7 schema are accepted by ``fastjsonschema`` alone; ``jsonschema`` is
-imported, and a schema's message-producing validator built, only when a call's params fail
-that check (or the schema is draft 2020-12, which ``fastjsonschema`` does not support).
+Params that plainly satisfy a plain schema are accepted without a library (:mod:`.plain_schema`),
+other valid params of a draft-7 schema by ``fastjsonschema``; ``jsonschema`` is imported, and a
+schema's message-producing validator built, only when a call's params fail both checks (or the
+schema is draft 2020-12, which ``fastjsonschema`` does not support).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from qwen_tools.contract.arg_limits import NOT_AN_OBJECT, admitted_copy
 from qwen_tools.contract.coercion import coerce_params, normalise_integers
+from qwen_tools.contract.plain_schema import proves_valid
 
 if TYPE_CHECKING:
     from jsonschema import ValidationError
@@ -165,16 +167,6 @@ def _compiled(schema: Mapping[str, Any]) -> _Compiled:
 def _compile(schema: Mapping[str, Any]) -> Validator | None:
     """The message-producing validator of ``schema``, or ``None`` if the schema is invalid."""
     return _slow(_compiled(schema))
-
-
-def _has_float(value: Any) -> bool:
-    if isinstance(value, float):
-        return True
-    if isinstance(value, dict):
-        return any(_has_float(v) for v in value.values())
-    if isinstance(value, list):
-        return any(_has_float(v) for v in value)
-    return False
 
 
 def _js(value: Any) -> str:
@@ -374,6 +366,9 @@ def validate_params(
         return {}, too_deep
     if not schema:
         return data, None
+    if not non_finite and proves_valid(schema, data):  # most calls: no validator library
+        normalise_integers(data, dict(schema))
+        return data, None
     compiled = _compiled(schema)
     if compiled.built and compiled.validator is None:
         return data, None
@@ -383,8 +378,7 @@ def validate_params(
         except Exception:
             pass  # invalid (or a checker quirk): the slow path decides and words the error
         else:
-            if _has_float(data):
-                normalise_integers(data, dict(schema))
+            normalise_integers(data, dict(schema))
             return data, None
     if _slow(compiled) is None:
         return data, None  # the schema does not compile: validation is skipped
