@@ -10,7 +10,10 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from qwen_tools import McpServerConfig
+from qwen_tools.contract.errors import StructuredToolError
 from qwen_tools.mcp.connection import McpServerStatus
 from qwen_tools.mcp.listing import NOTHING_FOUND
 from qwen_tools.mcp.manager import McpManager
@@ -134,6 +137,6 @@ async def test_a_call_to_a_server_that_cannot_come_back(config_for: Any, servers
         )
         await manager.connection("demo").reconnect()
         assert manager.status("demo") is DOWN
-        done = await tool.validate_build_and_execute({"text": "x"})
-        assert done.error is not None
-        assert done.error.message == "MCP server 'demo' is disconnected: Connection closed"
+        with pytest.raises(StructuredToolError) as failure:
+            await tool.build_and_execute({"text": "x"})
+        assert failure.value.message == "MCP server 'demo' is disconnected: Connection closed"

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from qwen_tools import McpServerConfig
+from qwen_tools.contract.errors import StructuredToolError
 from qwen_tools.mcp.connection import McpServerStatus
 from qwen_tools.mcp.manager import McpManager
 from qwen_tools.mcp.tool import UNSAFE_REPLAY_MESSAGE
@@ -70,13 +71,13 @@ async def test_refused_and_silent_servers_cost_only_themselves(
 async def test_death_mid_call(kind: str, config_for: Any, servers: Any) -> None:
     async with McpManager(config_for({"r": servers.remote(kind)})) as manager:
         tools = {tool.name: tool for tool in manager.tools()}
-        died = await tools["r__die"].validate_build_and_execute({})
-        assert died.error is not None
-        assert died.error.message == UNSAFE_REPLAY_MESSAGE  # not replayed: not known to be safe
+        with pytest.raises(StructuredToolError) as died:
+            await tools["r__die"].build_and_execute({})
+        assert died.value.message == UNSAFE_REPLAY_MESSAGE  # not replayed: not known to be safe
         # the reconnect that followed found nobody: the server is down, and says why
         assert manager.status("r") is McpServerStatus.DISCONNECTED
-        after = await tools["r__echo"].validate_build_and_execute({"text": "x"})
-        assert after.error is not None
-        assert after.error.message == (
+        with pytest.raises(StructuredToolError) as after:
+            await tools["r__echo"].build_and_execute({"text": "x"})
+        assert after.value.message == (
             "MCP server 'r' is disconnected: All connection attempts failed"
         )

@@ -14,6 +14,7 @@ import pytest
 
 from qwen_tools.contract.abort import AbortController, AbortError
 from qwen_tools.contract.display import McpToolProgressDisplay
+from qwen_tools.contract.errors import StructuredToolError
 from qwen_tools.contract.parts import TextPart
 from qwen_tools.mcp.connection import McpServerStatus
 from qwen_tools.mcp.manager import McpManager
@@ -74,8 +75,8 @@ async def test_server_restart_reconnects_on_demand(
         echo = tools_of(manager)["r__echo"]
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
-        down = await echo.validate_build_and_execute({"text": "x"})
-        assert down.error is not None
+        with pytest.raises(StructuredToolError):
+            await echo.build_and_execute({"text": "x"})
         assert manager.status("r") is McpServerStatus.DISCONNECTED
         servers.start_remote(kind, port)
         back = await echo.build_and_execute({"text": "back"})

@@ -15,7 +15,7 @@ import pytest
 from qwen_tools.contract.abort import AbortController, AbortError
 from qwen_tools.contract.confirmation import McpConfirmationDetails
 from qwen_tools.contract.display import McpToolProgressDisplay
-from qwen_tools.contract.errors import ToolErrorType
+from qwen_tools.contract.errors import StructuredToolError, ToolErrorType
 from qwen_tools.contract.kinds import Kind
 from qwen_tools.contract.parts import InlineDataPart, TextPart
 from qwen_tools.mcp.connection import McpServerStatus
@@ -179,10 +179,10 @@ async def test_confirmation_unless_trusted_or_always_allowed(shared: McpManager)
 
 async def test_per_server_timeout(shared: McpManager, tmp_path: Path) -> None:
     tool = tools_of(shared)["trusted__forever"]  # timeout: 2000 ms
-    done = await tool.validate_build_and_execute({"marker": str(tmp_path / "m")})
+    with pytest.raises(StructuredToolError) as failure:
+        await tool.build_and_execute({"marker": str(tmp_path / "m")})
     # forever never answers, so only the server's own timeout can have ended the call
-    assert done.error is not None
-    assert (done.error.message, done.error.type) == (
+    assert (failure.value.message, failure.value.error_type) == (
         "Request timed out",
         ToolErrorType.EXECUTION_TIMEOUT,
     )
@@ -203,10 +203,10 @@ async def test_death_mid_call_is_not_replayed_unless_safe(
     )
     async with McpManager(config) as manager:
         tools = tools_of(manager)
-        died = await tools["plain__die"].validate_build_and_execute({})
-        assert died.error is not None
-        assert died.error.message == UNSAFE_REPLAY_MESSAGE
-        assert died.error.message.startswith("MCP tool execution may have completed before")
+        with pytest.raises(StructuredToolError) as died:
+            await tools["plain__die"].build_and_execute({})
+        assert died.value.message == UNSAFE_REPLAY_MESSAGE
+        assert died.value.message.startswith("MCP tool execution may have completed before")
         # the failed call reconnected the server: the next one works
         assert manager.status("plain") is McpServerStatus.CONNECTED
         again = await tools["plain__echo"].build_and_execute({"text": "back"})
@@ -246,12 +246,10 @@ async def test_idle_timeout_is_reset_by_progress(
         # 20 steps of 50 ms: 1 s in all, but never 600 ms without progress
         slow = await tools["demo__slow"].build_and_execute({"steps": 20})
         assert slow.return_display == "done after 20"
-        silent = await tools["demo__forever"].validate_build_and_execute(
-            {"marker": str(tmp_path / "m")}
-        )
-        assert silent.error is not None
-        assert silent.error.type is ToolErrorType.EXECUTION_TIMEOUT
-        assert silent.error.message == (
+        with pytest.raises(StructuredToolError) as silent:
+            await tools["demo__forever"].build_and_execute({"marker": str(tmp_path / "m")})
+        assert silent.value.error_type is ToolErrorType.EXECUTION_TIMEOUT
+        assert silent.value.message == (
             "MCP tool 'forever' on server 'demo' did not respond within 600ms idle timeout"
         )
         assert await wait_for((tmp_path / "m").exists)

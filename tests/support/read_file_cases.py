@@ -42,7 +42,8 @@ def make_tool(root: Path, **settings: Any) -> ReadFileTool:
 
 
 async def read(root: Path, params: dict[str, Any], **settings: Any) -> ToolResult:
-    return await make_tool(root, **settings).validate_build_and_execute(params)
+    """The tool's result for valid params (invalid ones raise ``ToolParamsError``)."""
+    return await make_tool(root, **settings).build_and_execute(params)
 
 
 def model_text(result: ToolResult) -> str:

@@ -7,9 +7,9 @@ from typing import Any
 
 from qwen_tools.config.config import Config
 from qwen_tools.config.tool_settings import ToolSettings
-from qwen_tools.contract.function_response import function_response_for_result, response_text
 from qwen_tools.contract.results import ToolResult
 from qwen_tools.tools.read_file import ReadFileTool
+from support.one_call import run_call
 
 
 class Session:
@@ -20,11 +20,13 @@ class Session:
         self.tool = ReadFileTool(self.config)
 
     async def read(self, path: str | Path, **params: Any) -> ToolResult:
-        return await self.tool.validate_build_and_execute({"file_path": str(path), **params})
+        """The tool's result for valid params (invalid ones raise ``ToolParamsError``)."""
+        return await self.tool.build_and_execute({"file_path": str(path), **params})
 
     async def text(self, path: str | Path, **params: Any) -> str:
-        result = await self.read(path, **params)
-        return response_text(function_response_for_result("read_file", "c1", result))
+        """What the model reads after the call, invalid params included."""
+        done = await run_call(self.tool, {"file_path": str(path), **params})
+        return done.response_text
 
 
 def write(root: Path, name: str, data: str | bytes) -> Path:

@@ -15,6 +15,7 @@ from qwen_tools.contract.function_response import function_response_for_result, 
 from qwen_tools.contract.kinds import Kind
 from qwen_tools.contract.results import ToolResult
 from qwen_tools.tools import ListDirectoryTool
+from support.one_call import run_call
 
 
 def make_tool(root: Path, **settings: Any) -> ListDirectoryTool:
@@ -22,7 +23,8 @@ def make_tool(root: Path, **settings: Any) -> ListDirectoryTool:
 
 
 async def run(tool: ListDirectoryTool, params: dict[str, Any]) -> ToolResult:
-    return await tool.validate_build_and_execute(params)
+    """The tool's result for valid params (invalid ones raise ``ToolParamsError``)."""
+    return await tool.build_and_execute(params)
 
 
 def model_text(result: ToolResult) -> str:
@@ -76,10 +78,9 @@ async def test_without_git_ignore(sample: Path) -> None:
 
 
 async def test_relative_path_is_refused(ws: Path) -> None:
-    result = await run(make_tool(ws), {"path": "src"})
-    assert model_text(result) == "Path must be absolute: src"
-    assert result.error is not None
-    assert result.error.type is ToolErrorType.INVALID_TOOL_PARAMS
+    done = await run_call(make_tool(ws), {"path": "src"})
+    assert done.response_text == "Path must be absolute: src"
+    assert done.error_type is ToolErrorType.INVALID_TOOL_PARAMS
 
 
 async def test_ignore_patterns_match_names_only(sample: Path) -> None:
@@ -251,16 +252,16 @@ async def test_symlinks(ws: Path) -> None:
 async def test_outside_workspace_is_refused(ws: Path, outside: Path) -> None:
     config = Config(ws)
     tool = ListDirectoryTool(config)
-    result = await run(tool, {"path": str(outside)})
-    assert model_text(result) == f"File path must be within one of the workspace directories: {ws}"
-    assert model_text(result) == config.workspace_error()
+    done = await run_call(tool, {"path": str(outside)})
+    assert done.response_text == f"File path must be within one of the workspace directories: {ws}"
+    assert done.response_text == config.workspace_error()
 
 
 async def test_symlink_escaping_the_workspace_is_refused(ws: Path, outside: Path) -> None:
     os.symlink(outside, ws / "escape")
     config = Config(ws)
-    result = await run(ListDirectoryTool(config), {"path": str(ws / "escape")})
-    assert model_text(result) == config.workspace_error()
+    done = await run_call(ListDirectoryTool(config), {"path": str(ws / "escape")})
+    assert done.response_text == config.workspace_error()
 
 
 async def test_additional_workspace_directory(ws: Path, outside: Path) -> None:

@@ -4,7 +4,8 @@ The workspace is prepared as the harness does (fixture copied, ``_gitignore`` re
 init``, every mtime set to 2001-01-01 UTC). The sample's ``write_file`` and ``edit`` calls are
 reproduced by writing the same bytes directly (with increasing recent mtimes), so the later
 ``read_file`` and ``glob`` calls see the state Qwen Code saw. Every ``list_directory``,
-``read_file`` and ``glob`` call is then compared with the text the model received.
+``read_file`` and ``glob`` call is then made as the model's calls are (``run_tool_call``) and
+compared with the text the model received.
 """
 
 from __future__ import annotations
@@ -18,9 +19,7 @@ from typing import Any
 
 import pytest
 
-from qwen_tools.config.config import Config
-from qwen_tools.contract.function_response import function_response_for_result, response_text
-from qwen_tools.tools import create_builtin_tools
+from qwen_tools import Config, ToolCallRequest, build_registry, run_tool_call
 from support.workspaces import QWEN_DIFF, prepare_qwen_diff_workspace
 
 OUR_TOOLS = {"list_directory", "read_file", "glob"}
@@ -80,7 +79,8 @@ def replay(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, str
     ws_path = Path(os.path.realpath(tmp_path_factory.mktemp("qwen-diff") / "ws"))
     prepare_qwen_diff_workspace(ws_path)
     ws = str(ws_path)
-    tools = {tool.name: tool for tool in create_builtin_tools(Config(ws_path))}
+    config = Config(ws_path)
+    registry = build_registry(config)
     base = time.time() - 3600  # mutations are "recent", ordered by turn
     outcome: dict[str, tuple[str, str]] = {}
     for call in CALLS:
@@ -90,9 +90,8 @@ def replay(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, str
             continue
         if call["name"] not in OUR_TOOLS:
             continue
-        tool = tools[call["name"]]
-        result = asyncio.run(tool.validate_build_and_execute(args))
-        actual = response_text(function_response_for_result(tool.name, call["id"], result))
+        request = ToolCallRequest(call["name"], args, call["id"])
+        actual = asyncio.run(run_tool_call(registry, config, request)).response_text
         outcome[call["id"]] = (call["result"].replace("{{WS}}", ws), actual)
     return outcome
 

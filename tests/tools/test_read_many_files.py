@@ -19,6 +19,7 @@ from qwen_tools.contract.parts import InlineDataPart
 from qwen_tools.contract.results import ToolResult
 from qwen_tools.tools.read_file import ReadFileTool
 from qwen_tools.tools.read_many_files.tool import ReadManyFilesTool
+from support.one_call import run_call
 
 END = "\n--- End of content ---"
 NOTHING = "No files matching the criteria were found or all were skipped."
@@ -39,7 +40,7 @@ def block(path: Path, content: str) -> str:
 
 async def run(root: Path | Config, params: dict[str, Any], **settings: Any) -> ToolResult:
     config = root if isinstance(root, Config) else Config(root, settings=ToolSettings(**settings))
-    return await ReadManyFilesTool(config).validate_build_and_execute(params)
+    return await ReadManyFilesTool(config).build_and_execute(params)
 
 
 def model_text(result: ToolResult) -> str:
@@ -175,10 +176,9 @@ async def test_qwen_ignored_files_are_counted(ws: Path) -> None:
     ],
 )
 async def test_schema_errors(ws: Path, params: dict[str, Any], message: str) -> None:
-    result = await run(ws, params)
-    assert model_text(result) == message
-    assert result.error is not None
-    assert result.error.type is ToolErrorType.INVALID_TOOL_PARAMS
+    done = await run_call(ReadManyFilesTool(Config(ws)), params)
+    assert done.response_text == message
+    assert done.error_type is ToolErrorType.INVALID_TOOL_PARAMS
 
 
 async def test_no_match(ws: Path) -> None:
@@ -276,7 +276,7 @@ async def test_reads_count_for_the_read_cache(ws: Path) -> None:
     config = Config(ws)
     await run(config, {"paths": ["a.txt"]})
     assert config.session.read_cache.check_prior_read(str(path), "overwrite") is None
-    again = await ReadFileTool(config).validate_build_and_execute({"file_path": str(path)})
+    again = await ReadFileTool(config).build_and_execute({"file_path": str(path)})
     assert str(again.llm_content).startswith("[File a.txt unchanged since last read")
 
 

@@ -9,11 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, cast
 
 from qwen_tools.contract.abort import AbortSignal
-from qwen_tools.contract.errors import (
-    StructuredToolError,
-    ToolErrorType,
-    ToolParamsError,
-)
+from qwen_tools.contract.errors import ToolParamsError
 from qwen_tools.contract.invocation import ParamsT, ToolInvocation, UpdateOutput
 from qwen_tools.contract.kinds import CONCURRENCY_SAFE_KINDS, Kind
 from qwen_tools.contract.results import ToolResult
@@ -144,28 +140,3 @@ class BaseDeclarativeTool(ABC, Generic[ParamsT]):
         """Build and execute in one step (no confirmation); raises on invalid params."""
         invocation = self.build(params)
         return await invocation.execute(signal or AbortSignal.never(), update_output)
-
-    async def validate_build_and_execute(
-        self, params: Any, signal: AbortSignal | None = None
-    ) -> ToolResult:
-        """Like :meth:`build_and_execute`, but every failure becomes an error ``ToolResult``."""
-        try:
-            invocation = self.build(params)
-        except ToolParamsError as exc:
-            message = str(exc)
-            return ToolResult.failure(
-                message,
-                ToolErrorType.INVALID_TOOL_PARAMS,
-                llm_content=f"Error: Invalid parameters provided. Reason: {message}",
-            )
-        try:
-            return await invocation.execute(signal or AbortSignal.never())
-        except StructuredToolError as exc:
-            return ToolResult.failure(exc.message, exc.error_type)
-        except Exception as exc:
-            message = str(exc)
-            return ToolResult.failure(
-                message,
-                ToolErrorType.EXECUTION_FAILED,
-                llm_content=f"Error: Tool call execution failed. Reason: {message}",
-            )

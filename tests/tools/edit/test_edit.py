@@ -18,6 +18,7 @@ from qwen_tools.contract.kinds import Kind
 from qwen_tools.contract.results import ToolResult
 from qwen_tools.tools.edit.tool import EditTool
 from qwen_tools.tools.read_file import ReadFileTool
+from support.one_call import run_call
 
 HELPERS = (
     'def greet(name):\n    return "hello, " + name\n\n\ndef shout(text):\n'
@@ -41,7 +42,8 @@ def mark_read(config: Config, path: str) -> None:
 
 
 async def run(config: Config, params: dict[str, Any]) -> ToolResult:
-    return await EditTool(config).validate_build_and_execute(params)
+    """The tool's result for valid params (invalid ones raise ``ToolParamsError``)."""
+    return await EditTool(config).build_and_execute(params)
 
 
 def model_text(result: ToolResult) -> str:
@@ -112,7 +114,7 @@ async def test_unread_file_is_refused_and_unchanged(ws: Path) -> None:
 async def test_partial_read_with_read_file_then_edit(ws: Path) -> None:
     config = Config(ws)
     path = write(ws / "src/util/helpers.py", HELPERS)
-    read = await ReadFileTool(config).validate_build_and_execute({"file_path": path, "limit": 2})
+    read = await ReadFileTool(config).build_and_execute({"file_path": path, "limit": 2})
     assert read.error is None
     result = await run(
         config,
@@ -311,14 +313,16 @@ async def test_outside_workspace_and_symlink_out_are_refused(ws: Path, outside: 
     secret = str(outside / "secret.txt")
     mark_read(config, secret)
     message = f"File path must be within one of the workspace directories: {ws}"
-    result = await run(config, {"file_path": secret, "old_string": "top", "new_string": "x"})
-    assert model_text(result) == message
+    done = await run_call(
+        EditTool(config), {"file_path": secret, "old_string": "top", "new_string": "x"}
+    )
+    assert done.response_text == message
     link = ws / "link.txt"
     link.symlink_to(outside / "secret.txt")
-    result = await run(config, {"file_path": str(link), "old_string": "top", "new_string": "x"})
-    assert result.error is not None
-    assert result.error.message == message
-    assert result.error.type is ToolErrorType.INVALID_TOOL_PARAMS
+    params = {"file_path": str(link), "old_string": "top", "new_string": "x"}
+    done = await run_call(EditTool(config), params)
+    assert done.response_text == message
+    assert done.error_type is ToolErrorType.INVALID_TOOL_PARAMS
     assert (outside / "secret.txt").read_text() == "top secret\n"
 
 

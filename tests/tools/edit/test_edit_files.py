@@ -32,7 +32,7 @@ def write(path: Path, data: bytes) -> str:
 async def edit_read(config: Config, path: str, old: str, new: str, **extra: Any) -> ToolResult:
     config.session.read_cache.record_read(path, full=True)
     params = {"file_path": path, "old_string": old, "new_string": new, **extra}
-    return await EditTool(config).validate_build_and_execute(params)
+    return await EditTool(config).build_and_execute(params)
 
 
 def model_text(result: ToolResult) -> str:
@@ -131,7 +131,7 @@ async def test_edits_of_one_file_are_serialised_and_none_is_lost(ws: Path) -> No
     config.session.read_cache.record_read(path, full=True)
     tool = EditTool(config)
     calls = [
-        tool.validate_build_and_execute(
+        tool.build_and_execute(
             {"file_path": path, "old_string": f"line {i}\n", "new_string": f"LINE {i}\n"}
         )
         for i in range(0, 20, 2)
@@ -168,7 +168,7 @@ async def test_modify_context_round_trip(ws: Path) -> None:
         "ai_proposed_content": proposed,
     }
     config.session.read_cache.record_read(path, full=True)
-    result = await tool.validate_build_and_execute(updated)
+    result = await tool.build_and_execute(updated)
     assert result.error is None
     assert Path(path).read_bytes() == b"alpha\r\nBETA (by hand)\r\ngamma\r\n"
     display = result.return_display
@@ -283,7 +283,7 @@ async def test_parent_directory_failure(ws: Path, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(os, "mkdir", refuse)
     path = str(ws / "deep/new.txt")
     params = {"file_path": path, "old_string": "", "new_string": "x"}
-    result = await EditTool(Config(ws)).validate_build_and_execute(params)
+    result = await EditTool(Config(ws)).build_and_execute(params)
     message = f"EACCES: permission denied, mkdir '{ws / 'deep'}'"
     assert result.llm_content == f"Error executing edit: {message}"
     assert result.error is not None

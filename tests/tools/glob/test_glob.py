@@ -16,7 +16,9 @@ from qwen_tools.contract.errors import ToolErrorType
 from qwen_tools.contract.function_response import function_response_for_result, response_text
 from qwen_tools.contract.kinds import Kind
 from qwen_tools.contract.results import ToolResult
+from qwen_tools.execution.call_types import CompletedToolCall
 from qwen_tools.tools import GlobTool
+from support.one_call import run_call
 
 OLD = 978307200  # 2001-01-01T00:00:00Z
 HEADER = "sorted by modification time (newest first):\n---\n"
@@ -27,7 +29,13 @@ def make_tool(root: Path, **settings: Any) -> GlobTool:
 
 
 async def glob(root: Path, params: dict[str, Any], **settings: Any) -> ToolResult:
-    return await make_tool(root, **settings).validate_build_and_execute(params)
+    """The tool's result for valid params (invalid ones raise ``ToolParamsError``)."""
+    return await make_tool(root, **settings).build_and_execute(params)
+
+
+async def answer(root: Path, params: dict[str, Any]) -> CompletedToolCall:
+    """The call as the model makes it: invalid params answered too."""
+    return await run_call(make_tool(root), params)
 
 
 def model_text(result: ToolResult) -> str:
@@ -135,25 +143,24 @@ async def test_no_match(sample: Path) -> None:
 
 @pytest.mark.parametrize("pattern", ["", "   "])
 async def test_empty_pattern(ws: Path, pattern: str) -> None:
-    result = await glob(ws, {"pattern": pattern})
-    assert model_text(result) == "The 'pattern' parameter cannot be empty."
-    assert result.error is not None
-    assert result.error.type is ToolErrorType.INVALID_TOOL_PARAMS
+    done = await answer(ws, {"pattern": pattern})
+    assert done.response_text == "The 'pattern' parameter cannot be empty."
+    assert done.error_type is ToolErrorType.INVALID_TOOL_PARAMS
 
 
 async def test_path_must_exist_and_be_a_directory(ws: Path) -> None:
-    result = await glob(ws, {"pattern": "*", "path": "nonexistent"})
-    assert model_text(result) == f"Path does not exist: {ws}/nonexistent"
+    done = await answer(ws, {"pattern": "*", "path": "nonexistent"})
+    assert done.response_text == f"Path does not exist: {ws}/nonexistent"
     touch(ws, "crlf.txt")
-    result = await glob(ws, {"pattern": "*.txt", "path": f"{ws}/crlf.txt"})
-    assert model_text(result) == f"Path is not a directory: {ws}/crlf.txt"
+    done = await answer(ws, {"pattern": "*.txt", "path": f"{ws}/crlf.txt"})
+    assert done.response_text == f"Path is not a directory: {ws}/crlf.txt"
 
 
 async def test_path_type_is_checked(ws: Path) -> None:
-    result = await glob(ws, {"pattern": "*.ts", "path": [1]})
-    assert model_text(result) == "params/path must be string"
-    coerced = await glob(ws, {"pattern": "*.ts", "path": 123})  # numbers become strings
-    assert model_text(coerced) == f"Path does not exist: {ws}/123"
+    done = await answer(ws, {"pattern": "*.ts", "path": [1]})
+    assert done.response_text == "params/path must be string"
+    coerced = await answer(ws, {"pattern": "*.ts", "path": 123})  # numbers become strings
+    assert coerced.response_text == f"Path does not exist: {ws}/123"
 
 
 async def test_search_within_path(ws: Path) -> None:
@@ -263,13 +270,13 @@ async def test_several_workspace_directories(ws: Path, outside: Path) -> None:
     touch(ws, "a.txt")
     os.utime(outside / "secret.txt", (OLD, OLD))
     tool = GlobTool(Config(ws, include_directories=[outside]))
-    result = await tool.validate_build_and_execute({"pattern": "*.txt"})
+    result = await tool.build_and_execute({"pattern": "*.txt"})
     expected = found("*.txt", [outside / "secret.txt", ws / "a.txt"])  # collation order
     assert result.llm_content == expected.replace(
         "in the workspace directory", "across 2 workspace directories"
     )
     twice = GlobTool(Config(ws, include_directories=[ws, "."]))
-    result = await twice.validate_build_and_execute({"pattern": "*.txt"})
+    result = await twice.build_and_execute({"pattern": "*.txt"})
     assert result.llm_content == found("*.txt", [ws / "a.txt"])
 
 
@@ -344,13 +351,11 @@ async def test_symlinks(ws: Path, outside: Path) -> None:
 
 async def test_outside_path_is_refused(ws: Path, outside: Path) -> None:
     config = Config(ws)
-    result = await GlobTool(config).validate_build_and_execute(
-        {"pattern": "*", "path": str(outside)}
-    )
-    assert model_text(result) == config.workspace_error()
+    done = await run_call(GlobTool(config), {"pattern": "*", "path": str(outside)})
+    assert done.response_text == config.workspace_error()
     os.symlink(outside, ws / "escape")
-    result = await GlobTool(config).validate_build_and_execute({"pattern": "*", "path": "escape"})
-    assert model_text(result) == config.workspace_error()
+    done = await run_call(GlobTool(config), {"pattern": "*", "path": "escape"})
+    assert done.response_text == config.workspace_error()
 
 
 async def test_abort(ws: Path) -> None:

@@ -34,7 +34,7 @@ def names_of(text: object) -> list[str]:
 
 async def glob_files(root: Path, pattern: str, config: Config | None = None) -> list[str]:
     tool = GlobTool(config or Config(root))
-    result = await tool.validate_build_and_execute({"pattern": pattern})
+    result = await tool.build_and_execute({"pattern": pattern})
     return sorted(os.path.relpath(p, root) for p in names_of(result.llm_content))
 
 
@@ -136,7 +136,7 @@ async def test_the_cap_keeps_the_first_matches_in_walk_order(ws: Path, with_link
             _stamp(path / f"f{index:04d}.txt", stamp)  # in b, later names are newer
     if with_link:  # a symlinked directory makes ``b`` take the entry-by-entry path
         os.symlink(ws / "a", ws / "b" / "link")
-    result = await GlobTool(Config(ws)).validate_build_and_execute({"pattern": "**/*.txt"})
+    result = await GlobTool(Config(ws)).build_and_execute({"pattern": "**/*.txt"})
     shown = names_of(result.llm_content)
     assert str(result.llm_content).startswith("Found at least 1000 file(s)")
     expected = [str(ws / "b" / f"f{index:04d}.txt") for index in range(399, 299, -1)]

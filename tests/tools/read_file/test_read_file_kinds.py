@@ -14,6 +14,7 @@ from qwen_tools.contract.errors import ToolErrorType
 from qwen_tools.contract.function_response import function_response_for_result
 from qwen_tools.contract.parts import InlineDataPart
 from qwen_tools.tools import ReadFileTool
+from support.one_call import run_call
 from support.read_file_cases import CONTROLS, FRENCH, NOTES, PNG, make_tool, model_text, read, write
 
 
@@ -144,10 +145,9 @@ async def test_fifo_is_not_a_regular_file(ws: Path) -> None:
     ],
 )  # fmt: skip
 async def test_validation_messages(ws: Path, params: dict[str, Any], message: str) -> None:
-    result = await read(ws, params)
-    assert model_text(result) == message
-    assert result.error is not None
-    assert result.error.type is ToolErrorType.INVALID_TOOL_PARAMS
+    done = await run_call(make_tool(ws), params)
+    assert done.response_text == message
+    assert done.error_type is ToolErrorType.INVALID_TOOL_PARAMS
 
 
 async def test_absolute_path_alias(ws: Path) -> None:
@@ -182,20 +182,20 @@ async def test_empty_file(ws: Path) -> None:
 async def test_qwen_ignored_file(ws: Path) -> None:
     (ws / ".qwenignore").write_text("*.secret\n")
     path = write(ws, "key.secret", "k")
-    result = await read(ws, {"file_path": path})
-    assert model_text(result) == f"File path '{path}' is ignored by .qwenignore pattern(s)."
+    done = await run_call(make_tool(ws), {"file_path": path})
+    assert done.response_text == f"File path '{path}' is ignored by .qwenignore pattern(s)."
 
 
 async def test_outside_workspace(ws: Path, outside: Path) -> None:
     config = Config(ws)
     tool = ReadFileTool(config)
-    result = await tool.validate_build_and_execute({"file_path": str(outside / "secret.txt")})
-    assert model_text(result) == f"File path must be within one of the workspace directories: {ws}"
+    done = await run_call(tool, {"file_path": str(outside / "secret.txt")})
+    assert done.response_text == f"File path must be within one of the workspace directories: {ws}"
     os.symlink(outside / "secret.txt", ws / "link.txt")
-    result = await tool.validate_build_and_execute({"file_path": str(ws / "link.txt")})
-    assert model_text(result) == config.workspace_error()
+    done = await run_call(tool, {"file_path": str(ws / "link.txt")})
+    assert done.response_text == config.workspace_error()
     inside = ReadFileTool(Config(ws, include_directories=[outside]))
-    result = await inside.validate_build_and_execute({"file_path": str(outside / "secret.txt")})
+    result = await inside.build_and_execute({"file_path": str(outside / "secret.txt")})
     assert result.llm_content == "top secret\n"
 
 
