@@ -277,3 +277,18 @@ async def test_a_broken_hook_never_blocks_the_call(
         done = await session.call("write_file", _write(ws))
     assert done.status == "success" and (ws / "out.txt").exists()
     assert arg_pids(token) == []
+
+
+async def test_async_hooks_cannot_decide_and_are_waited_for_at_close(
+    ws: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    late = hook_script(
+        tmp_path,
+        "late",
+        "time.sleep(0.3)\nrecord()\nprint(json.dumps({'decision': 'deny', 'reason': 'too late'}))",
+    )
+    write_hooks(ws, {"PreToolUse": [command_hook(late, **{"async": True})]})
+    async with Session(ws, env=env, approval_mode="yolo") as session:
+        done = await session.call("write_file", _write(ws))
+    assert done.status == "success" and (ws / "out.txt").exists()
+    assert [r["tool_name"] for r in records(tmp_path, "late")] == ["write_file"]

@@ -140,7 +140,7 @@ class HookSystem:
         errors = tuple(run.error for run in runs if run.error and not run.success)
         for run in runs:
             if run.error:
-                _log.warning("hook %r for %s: %s", run.hook.label, event, run.error)
+                _log.debug("hook %r for %s: %s", run.hook.label, event, run.error)
             message = run.output.get("systemMessage") if run.output else None
             if isinstance(message, str) and message:
                 _log.info("hook %r for %s: %s", run.hook.label, event, message)
