@@ -17,11 +17,13 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from qwen_tools._version import __version__
 from qwen_tools.cli.exit_codes import EXIT_INTERRUPTED, EXIT_USAGE
 
 APPROVAL_MODES = ("plan", "default", "auto-edit", "yolo")
+COMMANDS = ("tools", "schema", "call", "serve", "run", "mcp", "chat")
 EXPORT_FORMATS = ("openai", "openai-strict", "anthropic", "gemini", "mcp")
 
 
@@ -70,8 +72,12 @@ def _session_name(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser (exposed for documentation and tests)."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The full argument parser (exposed for documentation and tests).
+
+    With ``only`` (one of :data:`COMMANDS`), just that command's sub-parser: what the command
+    being run needs, without building (and importing) the others'.
+    """
     parser = argparse.ArgumentParser(
         prog="qwen-tools",
         description="Qwen Code's tools system in Python: list, export, call and serve tools.",
@@ -84,17 +90,39 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"qwen-tools {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    if only in (None, "tools"):
+        tools = sub.add_parser("tools", help="list the registered tools")
+        tools.add_argument("--json", action="store_true", help="print JSON instead of a table")
+        _add_workspace_options(tools)
+    if only in (None, "schema"):
+        schema = sub.add_parser("schema", help="print the tool declarations as JSON")
+        schema.add_argument(
+            "--format",
+            choices=EXPORT_FORMATS,
+            default="openai",
+            help="target format (default: openai)",
+        )
+        _add_workspace_options(schema)
+    if only in (None, "call"):
+        _add_call_parser(sub)
+    if only in (None, "serve"):
+        _add_serve_parser(sub)
+    if only in (None, "run"):
+        from qwen_tools.cli.run_args import add_run_parser
 
-    tools = sub.add_parser("tools", help="list the registered tools")
-    tools.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    _add_workspace_options(tools)
+        add_run_parser(sub, _add_workspace_options, APPROVAL_MODES)
+    if only in (None, "mcp"):
+        from qwen_tools.cli.mcp_cmd import add_mcp_parser
 
-    schema = sub.add_parser("schema", help="print the tool declarations as JSON")
-    schema.add_argument(
-        "--format", choices=EXPORT_FORMATS, default="openai", help="target format (default: openai)"
-    )
-    _add_workspace_options(schema)
+        add_mcp_parser(sub)
+    if only in (None, "chat"):
+        from qwen_tools.cli.chat import add_chat_parser
 
+        add_chat_parser(sub, _add_workspace_options, APPROVAL_MODES)
+    return parser
+
+
+def _add_call_parser(sub: Any) -> None:
     call = sub.add_parser(
         "call",
         help="run one tool call (or a batch) through the whole lifecycle",
@@ -129,6 +157,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_workspace_options(call)
 
+
+def _add_serve_parser(sub: Any) -> None:
     serve = sub.add_parser(
         "serve",
         help="serve every registered tool over MCP (stdio or streamable HTTP)",
@@ -168,19 +198,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_workspace_options(serve)
 
-    from qwen_tools.cli.run_args import add_run_parser
-
-    add_run_parser(sub, _add_workspace_options, APPROVAL_MODES)
-
-    from qwen_tools.cli.mcp_cmd import add_mcp_parser
-
-    add_mcp_parser(sub)
-
-    from qwen_tools.cli.chat import add_chat_parser
-
-    add_chat_parser(sub, _add_workspace_options, APPROVAL_MODES)
-    return parser
-
 
 def _default_to_run(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[str]:
     """``qwen-tools [flags] PROMPT`` without a command means ``run`` (as ``qwen`` does)."""
@@ -196,8 +213,9 @@ def _default_to_run(parser: argparse.ArgumentParser, argv: Sequence[str]) -> lis
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the process exit code."""
-    parser = build_parser()
-    args = parser.parse_args(_default_to_run(parser, sys.argv[1:] if argv is None else argv))
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
+    args = parser.parse_args(_default_to_run(parser, argv))
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE
