@@ -212,3 +212,45 @@ def test_a_session_without_hooks_never_imports_the_runner(ws: Path, env: dict[st
     )
     assert out.returncode == 0, out.stderr
     assert set(json.loads(out.stdout)) <= {"qwen_tools.hooks", "qwen_tools.hooks.gate"}
+
+
+async def test_subagent_start_context_and_the_subagent_stop_cap(
+    ws: Path,
+    env: dict[str, str],
+    tmp_path: Path,
+    server: FakeOpenAI,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("QWEN_CODE_STOP_HOOK_BLOCK_CAP", "2")
+    start = hook_script(
+        tmp_path,
+        "start",
+        "record()\nprint(json.dumps({'hookSpecificOutput': {'additionalContext': 'stay read-only'}}))",
+    )
+    stop = hook_script(
+        tmp_path, "stop", "print(json.dumps({'decision': 'block', 'reason': 'again'}))"
+    )
+    write_hooks(
+        ws,
+        {
+            "SubagentStart": [command_hook(start, "Explore|helper")],
+            "SubagentStop": [command_hook(stop)],
+        },
+    )
+    server.script = [Reply(content="one"), Reply(content="two"), Reply(content="three")]
+    async with (
+        Session(ws, env=env, approval_mode="yolo") as session,
+        _agent(session, server) as agent,
+    ):
+        report = await agent.subagents.run_subagent(
+            SubagentRequest(name="helper", system_prompt="You help.", prompt="look"),
+            signal=AbortController().signal,
+        )
+    (started,) = records(tmp_path, "start")
+    assert (started["hook_event_name"], started["agent_type"]) == ("SubagentStart", "helper")
+    assert _texts(server.requests[0]["messages"][1])[-1] == "look\n\nstay read-only"
+    assert len(server.requests) == 2
+    assert report.text == (
+        "two\n\nSubagentStop hook blocked continuation 2 consecutive times; "
+        "overriding and ending the turn."
+    )

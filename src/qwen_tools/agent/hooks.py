@@ -8,7 +8,10 @@
   ``continue: false``) makes the loop go on, the reason (``stopReason``, else ``reason``) sent as
   the next user message, at most ``QWEN_CODE_STOP_HOOK_BLOCK_CAP`` (default 8) times in a row;
   then ``Stop hook blocked continuation <N> consecutive times; overriding and ending the turn.``
-  A subagent's loop fires SubagentStop (matched on its agent type) instead of Stop.
+  A subagent's loop fires SubagentStop (matched on its agent type) instead of Stop, and its
+  cap warning is appended to the subagent's report, as in 0.24.4.
+* :func:`subagent_start` — SubagentStart as a subagent starts: its ``additionalContext`` is
+  added to the subagent's task after a blank line.
 
 Nothing here runs (or imports the hook runner) when the session has no hooks.
 """
@@ -35,6 +38,7 @@ __all__ = [
     "stop_cap",
     "stop_cap_warning",
     "stop_check",
+    "subagent_start",
 ]
 
 _log = logging.getLogger("qwen_tools.hooks")
@@ -88,6 +92,19 @@ def stop_cap_warning(cap: int, subagent: bool) -> str:
     name = "SubagentStop hook" if subagent else "Stop hook"
     times = "time" if cap == 1 else "times"
     return f"{name} blocked continuation {cap} consecutive {times}; overriding and ending the turn."
+
+
+async def subagent_start(config: Config, subagent: SubagentIdentity) -> str | None:
+    """Fire SubagentStart (matched on the agent type): the context for the subagent's task."""
+    hooks = hooks_for(config)
+    if hooks is None or not hooks.has("SubagentStart"):
+        return None
+    result = await hooks.fire(
+        "SubagentStart",
+        {"agent_id": subagent.agent_id, "agent_type": subagent.agent_type},
+        target=subagent.agent_type,
+    )
+    return result.output.additional_context() if result.output else None
 
 
 async def stop_check(

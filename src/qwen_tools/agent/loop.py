@@ -145,6 +145,8 @@ class AgentLoop:
         self._reminded: _dt.date | None = None
         self.subagent: SubagentIdentity | None = None
         """Set when this loop runs a subagent: its end fires SubagentStop instead of Stop."""
+        self.stop_warning: str | None = None
+        """The Stop-hook cap warning of the last :meth:`send`, when the cap ended it."""
 
     # -- events ---------------------------------------------------------------------------
 
@@ -189,6 +191,7 @@ class AgentLoop:
         emitted) says why the loop stopped.
         """
         signal = signal or AbortSignal.never()
+        self.stop_warning = None
         parts = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else list(prompt)
         prompt_text = " ".join(str(p.get("text", "")) for p in parts if p.get("type") == "text")
         blocked, hook_context = await prompt_submit(self.config, prompt_text)
@@ -256,6 +259,7 @@ class AgentLoop:
 
             warning = stop_cap_warning(stop_cap(), self.subagent is not None)
             logging.getLogger("qwen_tools.hooks").warning("%s", warning)
+            self.stop_warning = warning
             return None
         return reason
 

@@ -192,12 +192,19 @@ class LoopSubagentRunner:
             model=model,
             date_reminders=False,
         )
-        from qwen_tools.agent.hooks import SubagentIdentity
+        from qwen_tools.agent.hooks import SubagentIdentity, subagent_start
 
         loop.subagent = SubagentIdentity(f"{request.name}-{os.urandom(4).hex()}", request.name)
-        finished: Finished = await loop.send(request.prompt, signal=signal)
+        prompt = request.prompt
+        start_context = await subagent_start(config, loop.subagent)
+        if start_context:
+            prompt = f"{prompt}\n\n{start_context}"
+        finished: Finished = await loop.send(prompt, signal=signal)
+        text = finished.text
+        if loop.stop_warning:  # the SubagentStop cap: the parent model is told
+            text = f"{text}\n\n{loop.stop_warning}" if text else loop.stop_warning
         return SubagentReport(
-            text=finished.text,
+            text=text,
             terminate_reason=_REASONS[finished.reason],
             turns=finished.turns,
             tool_calls=finished.tool_calls,
