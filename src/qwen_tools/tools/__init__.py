@@ -24,7 +24,8 @@ read as ``read_file`` and ``read_many_files`` show it).
 
 :func:`create_builtin_tools` builds one of each for a :class:`~qwen_tools.config.config.Config`;
 :func:`builtin_tool_factories` names them without importing them (a tool's module, and the
-engines it needs, are imported when the tool is first built). The classes are exported lazily.
+engines it needs, are imported when the tool is first built). The classes are exported lazily,
+and so is each tool's params type (a ``TypedDict`` of its schema: :class:`ReadFileParams`, ...).
 """
 
 from __future__ import annotations
@@ -38,21 +39,51 @@ from qwen_tools.contract.tool_factory import ToolFactory
 
 if TYPE_CHECKING:  # the static view of the lazy exports below
     from qwen_tools.contract.declarative import BaseDeclarativeTool
+    from qwen_tools.tools.common.filtering import FileFilteringParams as FileFilteringParams
+    from qwen_tools.tools.edit.params import EditParams as EditParams
     from qwen_tools.tools.edit.tool import EditTool as EditTool
-    from qwen_tools.tools.enter_plan_mode import EnterPlanModeTool as EnterPlanModeTool
-    from qwen_tools.tools.exit_plan_mode import ExitPlanModeTool as ExitPlanModeTool
+    from qwen_tools.tools.enter_plan_mode import (
+        EnterPlanModeParams as EnterPlanModeParams,
+        EnterPlanModeTool as EnterPlanModeTool,
+    )
+    from qwen_tools.tools.exit_plan_mode import (
+        ExitPlanModeParams as ExitPlanModeParams,
+        ExitPlanModeTool as ExitPlanModeTool,
+    )
+    from qwen_tools.tools.glob.params import GlobParams as GlobParams
     from qwen_tools.tools.glob.tool import GlobTool as GlobTool
+    from qwen_tools.tools.grep.params import GrepParams as GrepParams
     from qwen_tools.tools.grep.tool import GrepTool as GrepTool
-    from qwen_tools.tools.list_directory import ListDirectoryTool as ListDirectoryTool
-    from qwen_tools.tools.read_file import ReadFileTool as ReadFileTool
+    from qwen_tools.tools.list_directory import (
+        ListDirectoryParams as ListDirectoryParams,
+        ListDirectoryTool as ListDirectoryTool,
+    )
+    from qwen_tools.tools.read_file import (
+        ReadFileParams as ReadFileParams,
+        ReadFileTool as ReadFileTool,
+    )
+    from qwen_tools.tools.read_many_files.params import ReadManyFilesParams as ReadManyFilesParams
     from qwen_tools.tools.read_many_files.tool import ReadManyFilesTool as ReadManyFilesTool
+    from qwen_tools.tools.save_memory.params import SaveMemoryParams as SaveMemoryParams
     from qwen_tools.tools.save_memory.tool import SaveMemoryTool as SaveMemoryTool
+    from qwen_tools.tools.shell.params import ShellParams as ShellParams
     from qwen_tools.tools.shell.tool import ShellTool as ShellTool
+    from qwen_tools.tools.task.params import TaskParams as TaskParams
     from qwen_tools.tools.task.tool import TaskTool as TaskTool
-    from qwen_tools.tools.task_stop import TaskStopTool as TaskStopTool
+    from qwen_tools.tools.task_stop import (
+        TaskStopParams as TaskStopParams,
+        TaskStopTool as TaskStopTool,
+    )
+    from qwen_tools.tools.todo_write.params import (
+        TodoItemParams as TodoItemParams,
+        TodoWriteParams as TodoWriteParams,
+    )
     from qwen_tools.tools.todo_write.tool import TodoWriteTool as TodoWriteTool
+    from qwen_tools.tools.web_fetch.params import WebFetchParams as WebFetchParams
     from qwen_tools.tools.web_fetch.tool import WebFetchTool as WebFetchTool
+    from qwen_tools.tools.web_search.params import WebSearchParams as WebSearchParams
     from qwen_tools.tools.web_search.tool import WebSearchTool as WebSearchTool
+    from qwen_tools.tools.write_file.params import WriteFileParams as WriteFileParams
     from qwen_tools.tools.write_file.tool import WriteFileTool as WriteFileTool
 
 _TOOLS: dict[str, tuple[str, str]] = {
@@ -74,24 +105,63 @@ _TOOLS: dict[str, tuple[str, str]] = {
     "exit_plan_mode": ("exit_plan_mode", "ExitPlanModeTool"),
     "web_search": ("web_search.tool", "WebSearchTool"),
 }
-_EXPORTS = {cls: module for module, cls in _TOOLS.values()}
+_PARAMS: dict[str, str] = {
+    # params type: the module that defines it
+    "ReadFileParams": "read_file",
+    "ListDirectoryParams": "list_directory",
+    "GlobParams": "glob.params",
+    "GrepParams": "grep.params",
+    "WriteFileParams": "write_file.params",
+    "EditParams": "edit.params",
+    "ReadManyFilesParams": "read_many_files.params",
+    "FileFilteringParams": "common.filtering",
+    "ShellParams": "shell.params",
+    "TaskStopParams": "task_stop",
+    "TodoWriteParams": "todo_write.params",
+    "TodoItemParams": "todo_write.params",
+    "SaveMemoryParams": "save_memory.params",
+    "TaskParams": "task.params",
+    "WebFetchParams": "web_fetch.params",
+    "EnterPlanModeParams": "enter_plan_mode",
+    "ExitPlanModeParams": "exit_plan_mode",
+    "WebSearchParams": "web_search.params",
+}
+_EXPORTS = {cls: module for module, cls in _TOOLS.values()} | _PARAMS
 
 __all__ = [
+    "EditParams",
     "EditTool",
+    "EnterPlanModeParams",
     "EnterPlanModeTool",
+    "ExitPlanModeParams",
     "ExitPlanModeTool",
+    "FileFilteringParams",
+    "GlobParams",
     "GlobTool",
+    "GrepParams",
     "GrepTool",
+    "ListDirectoryParams",
     "ListDirectoryTool",
+    "ReadFileParams",
     "ReadFileTool",
+    "ReadManyFilesParams",
     "ReadManyFilesTool",
+    "SaveMemoryParams",
     "SaveMemoryTool",
+    "ShellParams",
     "ShellTool",
+    "TaskParams",
+    "TaskStopParams",
     "TaskStopTool",
     "TaskTool",
+    "TodoItemParams",
+    "TodoWriteParams",
     "TodoWriteTool",
+    "WebFetchParams",
     "WebFetchTool",
+    "WebSearchParams",
     "WebSearchTool",
+    "WriteFileParams",
     "WriteFileTool",
     "builtin_tool_factories",
     "create_builtin_tools",
