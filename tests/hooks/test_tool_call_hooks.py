@@ -3,6 +3,7 @@ PostToolUse and PostToolUseFailure, with real hook programs."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -292,3 +293,51 @@ async def test_async_hooks_cannot_decide_and_are_waited_for_at_close(
         done = await session.call("write_file", _write(ws))
     assert done.status == "success" and (ws / "out.txt").exists()
     assert [r["tool_name"] for r in records(tmp_path, "late")] == ["write_file"]
+
+
+async def test_project_hooks_need_a_trusted_folder(
+    ws: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    user = hook_script(tmp_path, "user", "record()")
+    project = hook_script(tmp_path, "project", "record()\nsys.exit(2)")
+    Path(env["QWEN_HOME"], "settings.json").write_text(
+        json.dumps(
+            {
+                "security": {"folderTrust": {"enabled": True}},
+                "hooks": {"PreToolUse": [command_hook(user)]},
+            }
+        )
+    )
+    write_hooks(ws, {"PreToolUse": [command_hook(project)]})
+    async with Session(ws, env=env, approval_mode="default") as session:
+        done = await session.call("read_file", {"file_path": str(ws / "notes.txt")})
+    assert done.status == "success"
+    assert records(tmp_path, "project") == [] and len(records(tmp_path, "user")) == 1
+
+
+async def test_sequential_hooks_see_the_input_rewritten_before_them(
+    ws: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    first = _json_hook(
+        tmp_path, "first", {"hookSpecificOutput": {"updatedInput": _write(ws, content="first")}}
+    )
+    second = hook_script(tmp_path, "second", "record()")
+    write_hooks(
+        ws,
+        {
+            "PreToolUse": [
+                {
+                    "sequential": True,
+                    "hooks": [
+                        {"type": "command", "command": first},
+                        {"type": "command", "command": second},
+                    ],
+                }
+            ]
+        },
+    )
+    async with Session(ws, env=env, approval_mode="yolo") as session:
+        done = await session.call("write_file", _write(ws))
+    assert done.status == "success" and (ws / "out.txt").read_text() == "first"
+    (seen,) = records(tmp_path, "second")
+    assert seen["tool_input"]["content"] == "first"
