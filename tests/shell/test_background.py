@@ -160,14 +160,6 @@ async def test_stop_all(ws: Path, tmp_path: Path) -> None:
     assert [e.status for e in entries] == ["cancelled"] * 3
 
 
-async def test_kill_all_now(ws: Path, tmp_path: Path) -> None:
-    registry = BackgroundShellRegistry()
-    entry = await start(registry, "sleep 300", ws, tmp_path / "bg")
-    registry.kill_all_now()
-    await wait_settled(entry)
-    assert entry.status == "cancelled" and status_of(entry)["status"] == "cancelled"
-
-
 async def test_spawn_failure_is_a_failed_shell(config: Config, ws: Path) -> None:
     missing = ws / "gone"
     missing.mkdir()

@@ -12,7 +12,7 @@ without joining them, so a turn does not even copy the conversation.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from qwen_tools.agent.history import History, encode_json
 from qwen_tools.model.caps import default_max_tokens, has_known_output_limit
@@ -109,7 +109,3 @@ class RequestBuilder:
 
     def _has_sampling_max_tokens(self) -> bool:
         return "max_tokens" in (self.model.sampling or {})
-
-    def describe(self) -> dict[str, Any]:
-        """The static parts of the request (for diagnostics and tests)."""
-        return {"model": self.model.model, "stream": self.stream}

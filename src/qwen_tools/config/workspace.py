@@ -132,9 +132,6 @@ class WorkspaceContext:
         """The realpath-resolved roots a path must lie under (read-only ones with ``readable``)."""
         return (*self._dirs, *self._readonly_dirs) if readable else tuple(self._dirs)
 
-    def clear_cache(self) -> None:
-        """Kept for compatibility: there is no cache any more (answers are never kept)."""
-
     # -- resolution ---------------------------------------------------------------------
 
     def _absolute(self, path: str | os.PathLike[str]) -> str:

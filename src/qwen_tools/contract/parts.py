@@ -125,13 +125,6 @@ def to_parts(content: PartListUnion) -> list[Part]:
     return [content]
 
 
-def part_to_dict(part: PartUnion) -> dict[str, Any]:
-    """Serialise one part (or bare string) to its camelCase JSON form."""
-    if isinstance(part, str):
-        return {"text": part}
-    return part.to_dict()
-
-
 def content_to_json(content: PartListUnion) -> str | dict[str, Any] | list[Any]:
     """Serialise ``llm_content`` keeping its shape: a string stays a string."""
     if isinstance(content, str):

@@ -289,12 +289,3 @@ class BackgroundShellRegistry:
 
         running = [e.id for e in self._entries.values() if e.status == "running"]
         await asyncio.gather(*(self.stop(shell_id) for shell_id in running))
-
-    def kill_all_now(self) -> None:
-        """Synchronous last resort: ``SIGKILL`` every running shell's tree (no waiting)."""
-        from qwen_tools.shell.execution import kill_tree_now
-
-        for entry in self._entries.values():
-            if entry.status == "running" and entry.pid is not None:
-                entry._stop_requested = True
-                kill_tree_now(entry.pid)
