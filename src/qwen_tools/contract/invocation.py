@@ -5,16 +5,18 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Generic, Literal, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Generic, Literal, TypeAlias, TypeVar
 
 from qwen_tools.contract.abort import AbortSignal
 from qwen_tools.contract.confirmation import ToolCallConfirmationDetails
-from qwen_tools.contract.display import ToolResultDisplay
 from qwen_tools.contract.results import ToolResult
+
+if TYPE_CHECKING:  # the display classes are imported by the tools that build them
+    from qwen_tools.contract.display import ToolResultDisplay
 
 ParamsT = TypeVar("ParamsT")
 
-UpdateOutput: TypeAlias = Callable[[ToolResultDisplay], None]
+UpdateOutput: TypeAlias = Callable[["ToolResultDisplay"], None]
 """Callback a tool calls with live output while it runs."""
 
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from qwen_tools.contract.display import ToolResultDisplay, display_to_json
 from qwen_tools.contract.errors import ToolError, ToolErrorType
 from qwen_tools.contract.parts import PartListUnion, content_to_json
+
+if TYPE_CHECKING:  # the display classes are imported by the tools that build them
+    from qwen_tools.contract.display import ToolResultDisplay
 
 
 @dataclass(slots=True)
@@ -50,6 +52,8 @@ class ToolResult:
 
     def to_dict(self) -> dict[str, Any]:
         """Serialise with the reference's camelCase keys."""
+        from qwen_tools.contract.display import display_to_json
+
         return {
             "llmContent": content_to_json(self.llm_content),
             "returnDisplay": display_to_json(self.return_display),

@@ -11,7 +11,6 @@ from qwen_tools.contract.confirmation import (
     ToolConfirmationOutcome,
     ToolConfirmationPayload,
 )
-from qwen_tools.contract.display import ToolResultDisplay
 from qwen_tools.contract.errors import ToolErrorType
 from qwen_tools.contract.function_response import cancelled_response, error_response, response_text
 from qwen_tools.contract.parts import FunctionResponse
@@ -19,6 +18,7 @@ from qwen_tools.contract.results import ToolResult
 
 if TYPE_CHECKING:
     from qwen_tools.contract.declarative import BaseDeclarativeTool
+    from qwen_tools.contract.display import ToolResultDisplay
 
 CallStatus = Literal["success", "error", "cancelled"]
 

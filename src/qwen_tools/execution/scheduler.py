@@ -29,7 +29,6 @@ from qwen_tools.contract.confirmation import (
     ToolConfirmationOutcome,
     ToolConfirmationPayload,
 )
-from qwen_tools.contract.display import ToolResultDisplay
 from qwen_tools.execution import messages
 from qwen_tools.execution.call_types import (
     CompletedToolCall,
@@ -48,6 +47,7 @@ from qwen_tools.execution.tool_call import (
 if TYPE_CHECKING:
     from qwen_tools.config.config import Config
     from qwen_tools.contract.declarative import BaseDeclarativeTool
+    from qwen_tools.contract.display import ToolResultDisplay
     from qwen_tools.contract.results import ToolResult
     from qwen_tools.registry.registry import ToolRegistry
 
