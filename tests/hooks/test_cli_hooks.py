@@ -123,3 +123,27 @@ def test_run_with_a_stop_hook_and_a_tool_hook(ws: Path, tmp_path: Path, server: 
     last_user = server.requests[2]["messages"][-1]
     assert last_user["role"] == "user" and "Say goodbye." in json.dumps(last_user["content"])
     assert [r["stop_hook_active"] for r in records(tmp_path, "stop")] == [False, True]
+
+
+async def test_serve_over_stdio_runs_the_hooks(ws: Path, tmp_path: Path) -> None:
+    import anyio
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    guard = hook_script(
+        tmp_path,
+        "guard",
+        "record()\nprint(json.dumps({'hookSpecificOutput': {'permissionDecision': 'deny', "
+        "'permissionDecisionReason': 'served, but denied'}}))",
+    )
+    write_hooks(ws, {"PreToolUse": [command_hook(guard, "^glob$")]})
+    params = StdioServerParameters(
+        command=str(EXE), args=["serve", "--cwd", str(ws)], env=isolated_env(tmp_path), cwd=str(ws)
+    )
+    with anyio.fail_after(60):
+        async with Client(params) as mcp:
+            result = await mcp.call_tool("glob", {"pattern": "*.txt"})
+    (block,) = result.content
+    assert result.is_error and getattr(block, "text", None) == "served, but denied"
+    (seen,) = records(tmp_path, "guard")
+    assert seen["tool_name"] == "glob"
