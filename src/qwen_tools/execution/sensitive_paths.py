@@ -40,8 +40,6 @@ import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import anyio
-
 if TYPE_CHECKING:
     from qwen_tools.config.config import Config
 
@@ -150,4 +148,6 @@ def sensitive_path_reason(config: Config, path: str) -> str | None:
 
 async def is_sensitive_edit(config: Config, path: str) -> bool:
     """:func:`sensitive_path_reason` off the event loop (it looks at the file system)."""
+    import anyio.to_thread  # only edits ask: a read-only call never loads it
+
     return await anyio.to_thread.run_sync(sensitive_path_reason, config, path) is not None
