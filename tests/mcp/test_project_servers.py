@@ -101,6 +101,12 @@ def test_a_project_server_runs_only_once_approved_and_again_after_an_edit(
         'Tool "proj__echo" is unavailable: the MCP server "proj" is awaiting approval, so its '
         "tools are not loaded. Approve it (run /mcp) to use this tool."
     )
+    resource = project.run(
+        "call", "read_mcp_resource", '{"server_name": "proj", "uri": "file:///r.md"}', "--json"
+    )
+    assert json.loads(resource.stdout)["responseText"].endswith(
+        "MCP server 'proj' is pending approval."
+    )
     reconnect = project.run("mcp", "reconnect", "proj")
     assert reconnect.returncode == 1
     assert reconnect.stderr.strip() == (

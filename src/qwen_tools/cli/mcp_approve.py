@@ -12,7 +12,6 @@ import argparse
 import sys
 from typing import Any, Literal
 
-from qwen_tools.cli.context import CliConfigError, load_config, report_config_error
 from qwen_tools.cli.exit_codes import EXIT_CONFIG, EXIT_OK
 
 __all__ = ["add_approval_parsers", "run_approval"]
@@ -40,6 +39,7 @@ def add_approval_parsers(commands: Any) -> None:
 
 def run_approval(args: argparse.Namespace) -> int:
     """Entry point of ``mcp approve`` and ``mcp reject``."""
+    from qwen_tools.cli.context import CliConfigError, load_config, report_config_error
     from qwen_tools.config.mcp_approvals import McpApprovals, approvals_path
 
     status: Literal["approved", "rejected"] = (

@@ -10,12 +10,10 @@ reconnects with :meth:`qwen_tools.mcp.manager.McpManager.reconnect`.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import sys
 from typing import TYPE_CHECKING, Any
 
-from qwen_tools.cli.context import CliConfigError, load_config, report_config_error
 from qwen_tools.cli.exit_codes import EXIT_CONFIG, EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE
 
 if TYPE_CHECKING:
@@ -86,6 +84,8 @@ async def _attempt(config: Config, names: list[str]) -> dict[str, tuple[str, str
 
 
 def _quietly(config: Config, names: list[str]) -> dict[str, tuple[str, str]]:
+    import asyncio
+
     # The outcome lines give every reason: the manager's warnings would only repeat them.
     mcp_logger = logging.getLogger("qwen_tools.mcp")
     level = mcp_logger.level
@@ -140,6 +140,8 @@ def _all(config: Config) -> int:
 
 def run_reconnect(args: argparse.Namespace) -> int:
     """Entry point of ``qwen-tools mcp reconnect``."""
+    from qwen_tools.cli.context import CliConfigError, load_config, report_config_error
+
     if args.server_name and args.all:
         print("qwen-tools mcp reconnect: error: give a server name or --all, not both",
               file=sys.stderr)  # fmt: skip

@@ -19,10 +19,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 
@@ -38,6 +38,8 @@ from qwen_tools.mcp.failures import (
 from qwen_tools.mcp.listing import McpToolInfo, list_tools
 from qwen_tools.mcp.sdk_logs import quiet_sdk_tracebacks
 from qwen_tools.mcp.transport import McpConfigError, StderrLog, open_transport
+
+_T = TypeVar("_T")
 
 if TYPE_CHECKING:
     from mcp.client import Client, ClientRequestContext
@@ -297,6 +299,20 @@ class McpConnection:
             return await client.call_tool(
                 tool, arguments, read_timeout_seconds=timeout, progress_callback=progress
             )
+        except Exception as exc:
+            if is_connection_error(exc):
+                raise ConnectionLost(describe_error(exc), sent=True) from exc
+            raise
+
+    async def request(self, send: Callable[[Client], Awaitable[_T]]) -> _T:
+        """Send another request (``resources/read``...) through the live session; raises
+        :class:`ConnectionLost` when the connection is (or goes) down."""
+        attempt = self._attempt
+        client = attempt.client if attempt is not None and not attempt.dead else None
+        if client is None:
+            raise ConnectionLost(f"MCP server '{self.name}' is {self.status.value}", sent=False)
+        try:
+            return await send(client)
         except Exception as exc:
             if is_connection_error(exc):
                 raise ConnectionLost(describe_error(exc), sent=True) from exc

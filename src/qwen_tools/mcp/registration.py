@@ -5,7 +5,8 @@
 is skipped with a warning. :func:`resolve_mcp_alias` finds a tool by one of its aliases —
 Qwen Code 0.24.4's ``mcp__<server>__<tool>`` names — for a registry look-up that missed.
 
-The registry also gets a hint (:func:`unavailable_server_note`): a call of a tool of a server
+With any server configured, the registry also gets ``read_mcp_resource`` and
+``list_mcp_resources`` (:mod:`.resource_tools`). The registry also gets a hint (:func:`unavailable_server_note`): a call of a tool of a server
 that failed to connect is answered with the server's name and reason, after the reference's
 "not found" sentence, instead of name suggestions.
 """
@@ -59,7 +60,31 @@ def sync_mcp_tools(registry: ToolRegistry, manager: McpManager) -> list[McpTool]
             )
             continue
         registered.append(tool)
+    _register_resource_tools(registry, manager)
     return registered
+
+
+def _register_resource_tools(registry: ToolRegistry, manager: McpManager) -> None:
+    """``read_mcp_resource`` and ``list_mcp_resources``, once, when any server is configured."""
+    from qwen_tools.mcp.resource_tools import (
+        LIST_NAME,
+        READ_NAME,
+        ListMcpResourcesTool,
+        ReadMcpResourceTool,
+    )
+
+    if not manager.server_names and not manager.pending:
+        return
+
+    def on_connect() -> None:
+        sync_mcp_tools(registry, manager)
+
+    for name, make in ((READ_NAME, ReadMcpResourceTool), (LIST_NAME, ListMcpResourcesTool)):
+        if registry.get_tool(name) is None:
+            try:
+                registry.register_tool(make(manager, on_connect))
+            except ToolRegistrationError as exc:
+                logger.warning("MCP resource tool '%s' skipped: %s", name, exc)
 
 
 def unavailable_server_note(manager: McpManager, name: str) -> str | None:
