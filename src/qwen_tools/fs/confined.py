@@ -33,7 +33,6 @@ from contextlib import contextmanager
 __all__ = [
     "ConfinedOpener",
     "OutsideRootsError",
-    "confined_dir_fd",
     "confined_fd",
     "fd_real_path",
     "open_confined",
@@ -192,18 +191,6 @@ def confined_fd(
 ) -> Iterator[int]:
     """:func:`open_confined` as a context manager that closes the descriptor."""
     fd = open_confined(path, roots, flags)
-    try:
-        yield fd
-    finally:
-        os.close(fd)
-
-
-@contextmanager
-def confined_dir_fd(
-    path: str | os.PathLike[str], roots: Iterable[str | os.PathLike[str]]
-) -> Iterator[int]:
-    """A directory descriptor checked to lie inside ``roots`` (use with ``os.scandir(fd)``)."""
-    fd = open_confined(path, roots, directory=True)
     try:
         yield fd
     finally:

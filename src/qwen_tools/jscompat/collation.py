@@ -10,11 +10,10 @@ one character at a time.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from functools import cache, lru_cache
 from typing import Any
 
-__all__ = ["collation_key", "locale_compare", "locale_sorted"]
+__all__ = ["collation_key", "locale_compare"]
 
 
 @cache
@@ -36,8 +35,3 @@ def locale_compare(a: str, b: str) -> int:
     """``-1``, ``0`` or ``1``, like ``a.localeCompare(b)`` (equal only when the keys are)."""
     ka, kb = collation_key(a), collation_key(b)
     return (ka > kb) - (ka < kb)
-
-
-def locale_sorted(items: Iterable[str]) -> list[str]:
-    """``items`` sorted with :func:`locale_compare` (stable for equal keys)."""
-    return sorted(items, key=collation_key)

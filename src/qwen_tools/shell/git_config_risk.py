@@ -41,7 +41,6 @@ from qwen_tools.shell.syntax import Script, iter_commands
 __all__ = [
     "NEUTRAL_GIT_CONFIG",
     "config_risk",
-    "runs_git",
     "script_config_risk",
     "with_neutral_git_config",
 ]
@@ -161,14 +160,6 @@ def config_risk(cwd: str, inside: Callable[[str], bool]) -> str | None:
         if risk is not None:
             return risk
     return None
-
-
-def runs_git(script: Script) -> bool:
-    """Whether some simple command of ``script`` (substitutions included) runs ``git``."""
-    return any(
-        c.words and c.words[0].text.rsplit("/", 1)[-1] == "git"
-        for c in iter_commands(script, into_substitutions=True)
-    )
 
 
 def script_config_risk(script: Script, cwd: str, inside: Callable[[str], bool]) -> str | None:
