@@ -1,39 +1,15 @@
-"""Confirmation: what a tool asks the user before it runs, and the user's answer."""
+"""Confirmation: what a tool asks the user before it runs (the answer is in :mod:`.outcome`)."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any, Literal, TypeAlias
 
-
-class ToolConfirmationOutcome(StrEnum):
-    """The user's answer to a confirmation prompt."""
-
-    PROCEED_ONCE = "proceed_once"
-    PROCEED_ALWAYS = "proceed_always"
-    PROCEED_ALWAYS_SERVER = "proceed_always_server"
-    PROCEED_ALWAYS_TOOL = "proceed_always_tool"
-    MODIFY_WITH_EDITOR = "modify_with_editor"
-    CANCEL = "cancel"
-
-    @property
-    def proceeds(self) -> bool:
-        """Whether the call goes ahead."""
-        return self not in (
-            ToolConfirmationOutcome.CANCEL,
-            ToolConfirmationOutcome.MODIFY_WITH_EDITOR,
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class ToolConfirmationPayload:
-    """Extra data sent with an answer: edited content (inline modify) or a cancel reason."""
-
-    new_content: str | None = None
-    cancel_message: str | None = None
-
+from qwen_tools.contract.outcome import (
+    ToolConfirmationOutcome as ToolConfirmationOutcome,
+    ToolConfirmationPayload as ToolConfirmationPayload,
+)
 
 OnConfirm: TypeAlias = Callable[
     [ToolConfirmationOutcome, ToolConfirmationPayload | None], Awaitable[None]

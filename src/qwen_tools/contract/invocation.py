@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, Literal, TypeAlias, TypeVar
 
 from qwen_tools.contract.abort import AbortSignal
-from qwen_tools.contract.confirmation import ToolCallConfirmationDetails
 from qwen_tools.contract.results import ToolResult
 
 if TYPE_CHECKING:  # the display classes are imported by the tools that build them
+    from qwen_tools.contract.confirmation import ToolCallConfirmationDetails
     from qwen_tools.contract.display import ToolResultDisplay
 
 ParamsT = TypeVar("ParamsT")

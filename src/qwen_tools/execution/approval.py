@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 
 from qwen_tools.config.tool_settings import ApprovalMode
 from qwen_tools.contract.abort import AbortError, AbortSignal
-from qwen_tools.contract.confirmation import ToolCallConfirmationDetails, ToolConfirmationOutcome
 from qwen_tools.contract.errors import StructuredToolError, ToolErrorType, ToolParamsError
 from qwen_tools.contract.invocation import ToolInvocation
 from qwen_tools.contract.modifiable import ModifiableTool, is_modifiable
+from qwen_tools.contract.outcome import ToolConfirmationOutcome
 from qwen_tools.execution import messages
 from qwen_tools.execution.call_types import (
     CompletedToolCall,
@@ -35,6 +35,7 @@ from qwen_tools.execution.sensitive_paths import is_sensitive_edit
 
 if TYPE_CHECKING:
     from qwen_tools.config.config import Config
+    from qwen_tools.contract.confirmation import ToolCallConfirmationDetails
     from qwen_tools.contract.declarative import BaseDeclarativeTool
     from qwen_tools.contract.display import ToolResultDisplay
 

@@ -6,24 +6,21 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from qwen_tools.contract.confirmation import (
-    ToolCallConfirmationDetails,
-    ToolConfirmationOutcome,
-    ToolConfirmationPayload,
-)
 from qwen_tools.contract.errors import ToolErrorType
 from qwen_tools.contract.function_response import cancelled_response, error_response, response_text
+from qwen_tools.contract.outcome import ToolConfirmationOutcome, ToolConfirmationPayload
 from qwen_tools.contract.parts import FunctionResponse
 from qwen_tools.contract.results import ToolResult
 
 if TYPE_CHECKING:
+    from qwen_tools.contract.confirmation import ToolCallConfirmationDetails
     from qwen_tools.contract.declarative import BaseDeclarativeTool
     from qwen_tools.contract.display import ToolResultDisplay
 
 CallStatus = Literal["success", "error", "cancelled"]
 
 ConfirmationHandler = Callable[
-    ["ToolCallRequest", ToolCallConfirmationDetails],
+    ["ToolCallRequest", "ToolCallConfirmationDetails"],
     Awaitable[tuple[ToolConfirmationOutcome, ToolConfirmationPayload | None]],
 ]
 """Asks the user about one call; returns the outcome (and an optional payload)."""

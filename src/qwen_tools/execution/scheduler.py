@@ -24,11 +24,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Literal
 
 from qwen_tools.contract.abort import AbortSignal
-from qwen_tools.contract.confirmation import (
-    ToolCallConfirmationDetails,
-    ToolConfirmationOutcome,
-    ToolConfirmationPayload,
-)
+from qwen_tools.contract.outcome import ToolConfirmationOutcome, ToolConfirmationPayload
 from qwen_tools.execution import messages
 from qwen_tools.execution.call_types import (
     CompletedToolCall,
@@ -46,6 +42,7 @@ from qwen_tools.execution.tool_call import (
 
 if TYPE_CHECKING:
     from qwen_tools.config.config import Config
+    from qwen_tools.contract.confirmation import ToolCallConfirmationDetails
     from qwen_tools.contract.declarative import BaseDeclarativeTool
     from qwen_tools.contract.display import ToolResultDisplay
     from qwen_tools.contract.results import ToolResult

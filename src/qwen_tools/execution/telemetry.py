@@ -20,8 +20,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from qwen_tools.contract.confirmation import ToolConfirmationOutcome
 from qwen_tools.contract.errors import ToolErrorType
+from qwen_tools.contract.outcome import ToolConfirmationOutcome
 
 if TYPE_CHECKING:
     from qwen_tools.execution.tool_call import CompletedToolCall

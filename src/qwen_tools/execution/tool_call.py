@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 from qwen_tools.config.tool_settings import ApprovalMode
 from qwen_tools.contract.abort import AbortSignal
 from qwen_tools.contract.arg_limits import admit_arguments
-from qwen_tools.contract.confirmation import ToolConfirmationOutcome
 from qwen_tools.contract.errors import (
     StructuredToolError,
     ToolError,
@@ -25,6 +24,7 @@ from qwen_tools.contract.errors import (
 )
 from qwen_tools.contract.function_response import function_response_for_result
 from qwen_tools.contract.invocation import ToolInvocation, UpdateOutput
+from qwen_tools.contract.outcome import ToolConfirmationOutcome
 from qwen_tools.contract.results import ToolResult
 from qwen_tools.contract.well_formed import to_well_formed
 from qwen_tools.execution import messages
