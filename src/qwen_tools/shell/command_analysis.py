@@ -65,7 +65,6 @@ __all__ = [
     "Safety",
     "SubCommand",
     "analyze_command",
-    "classify_in_directory",
     "foreground_sleep_rejection",
     "get_command_roots",
     "is_read_only_command",
@@ -340,18 +339,6 @@ def read_only_refusal(command: str, cwd: str, inside: Callable[[str], bool]) -> 
     if risk is not None:
         return f"git would read the repository setting {risk}, which can run a program"
     return None
-
-
-def classify_in_directory(command: str, cwd: str) -> Safety:
-    """Plan mode's verdict on the command as given: ``read-only``, ``write`` or ``unknown``.
-
-    May run ``git config`` like :func:`is_read_only_in_directory`.
-    """
-    analysis = analyze_command(command)
-    if analysis.safety != "read-only":
-        return analysis.safety
-    script = parse_script(command.strip(" \t\r\n"))
-    return "unknown" if script is None or git_config_makes_unsafe(script, cwd) else "read-only"
 
 
 def validate_command_text(command: str, *, is_background: bool) -> str | None:
