@@ -162,6 +162,7 @@ CLI_LAZY = [
     "fastjsonschema",  # plain params of a plain schema are proved valid without it
     "qwen_tools.contract.display",  # the display classes: for the tools that build them
     "qwen_tools.contract.confirmation",  # the prompts: for the calls that ask
+    "decimal",  # Number.toFixed of a size in a message
     # the other commands' parsers
     "qwen_tools.cli.run_args",
     "qwen_tools.cli.mcp_cmd",

@@ -19,7 +19,6 @@ import errno
 import os
 import re
 import stat
-from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING, Literal, TypeAlias, TypedDict
 
 from qwen_tools.contract.errors import StructuredToolError, ToolErrorType
@@ -124,6 +123,8 @@ def escape_control_chars(name: str) -> str:
 
 def js_to_fixed(value: float, digits: int) -> str:
     """``Number.prototype.toFixed``: round the exact binary value half away from zero."""
+    from decimal import ROUND_HALF_UP, Decimal  # a size in a message: most calls never need it
+
     quantum = Decimal(1).scaleb(-digits)
     return str(Decimal(value).quantize(quantum, rounding=ROUND_HALF_UP))
 
