@@ -51,7 +51,7 @@ from qwen_tools.fs.temp_files import create_temp, release_temp, remove_stale_tem
 from qwen_tools.fs.text_file import DEFAULT_TEXT_INFO, TextEncodingInfo, encode_text
 from qwen_tools.fs.write_target import WriteTarget, open_write_target, verify_dir, with_path
 
-__all__ = ["current_umask", "resolve_symlink_chain", "write_bytes_atomic", "write_text_atomic"]
+__all__ = ["current_umask", "write_bytes_atomic", "write_text_atomic"]
 
 _umask_lock = threading.Lock()
 
@@ -69,19 +69,6 @@ def current_umask() -> int:
         mask = os.umask(0o022)
         os.umask(mask)
     return mask
-
-
-def resolve_symlink_chain(path: str) -> str:
-    """Follow ``path`` through symlinks to the final target (which may not exist yet).
-
-    The result is an absolute path in the real parent directory. Raises ``OSError(ELOOP)``
-    after 40 hops, and any other ``OSError`` of the walk.
-    """
-    target = open_write_target(path)
-    try:
-        return target.path()
-    finally:
-        target.close()
 
 
 def _write_all(fd: int, data: bytes) -> None:
