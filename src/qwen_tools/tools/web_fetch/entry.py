@@ -52,7 +52,7 @@ from qwen_tools.tools.web_fetch.http import (
     fetch_with_policy,
 )
 
-__all__ = ["USER_AGENT", "FetchEntry", "FetchPlan", "clear_cache", "fetch_entry", "plan_fetch"]
+__all__ = ["USER_AGENT", "FetchEntry", "FetchPlan", "fetch_entry", "plan_fetch"]
 
 MAX_RESPONSE_BYTES = 10 * 1024 * 1024
 MAX_REDIRECTS = 10
@@ -132,11 +132,6 @@ def _cache_for(config: Config) -> OrderedDict[str, FetchEntry]:
     if cache is None:
         cache = _caches[config] = OrderedDict()
     return cache
-
-
-def clear_cache(config: Config) -> None:
-    """Forget this session's fetched pages."""
-    _caches.pop(config, None)
 
 
 def _options(config: Config, accept: str) -> FetchOptions:
