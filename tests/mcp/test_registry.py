@@ -17,7 +17,7 @@ from qwen_tools.mcp.admission import (
     matches_server_pattern,
 )
 from qwen_tools.mcp.manager import McpManager
-from qwen_tools.mcp.registration import register_mcp_tools, resolve_mcp_alias
+from qwen_tools.mcp.registration import register_mcp_tools
 
 
 def test_server_patterns() -> None:
@@ -145,6 +145,6 @@ async def test_register_and_run_through_the_call_flow(config_for: Any, servers: 
             "MCP tool 'fail' reported tool error for function call: "
         )
 
-        found = resolve_mcp_alias(registry, "mcp__t__echo")
+        found = registry.get_tool("mcp__t__echo")
         assert found is not None and found.name == "t__echo"
-        assert resolve_mcp_alias(registry, "mcp__nope__echo") is None
+        assert registry.get_tool("mcp__nope__echo") is None

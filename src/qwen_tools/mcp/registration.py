@@ -2,8 +2,8 @@
 
 :func:`register_mcp_tools` replaces each server's earlier registration with its current tools
 (a reconnected server may list different ones). A tool whose name is taken by a non-MCP tool
-is skipped with a warning. :func:`resolve_mcp_alias` finds a tool by one of its aliases —
-Qwen Code 0.24.4's ``mcp__<server>__<tool>`` names — for a registry look-up that missed.
+is skipped with a warning. The registry finds a tool by its aliases too (Qwen Code 0.24.4's
+``mcp__<server>__<tool>`` names).
 
 With any server configured, the registry also gets ``read_mcp_resource`` and
 ``list_mcp_resources`` (:mod:`.resource_tools`). The registry also gets a hint (:func:`unavailable_server_note`): a call of a tool of a server
@@ -14,7 +14,7 @@ that failed to connect is answered with the server's name and reason, after the 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from qwen_tools.mcp.connection import McpServerStatus
 from qwen_tools.mcp.failures import unavailable_text
@@ -22,7 +22,6 @@ from qwen_tools.mcp.naming import may_name_a_tool_of
 from qwen_tools.registry.registry import ToolRegistrationError
 
 if TYPE_CHECKING:
-    from qwen_tools.contract.declarative import BaseDeclarativeTool
     from qwen_tools.mcp.manager import McpManager
     from qwen_tools.mcp.tool import McpTool
     from qwen_tools.registry.registry import ToolRegistry
@@ -101,13 +100,3 @@ def unavailable_server_note(manager: McpManager, name: str) -> str | None:
         and may_name_a_tool_of(name, server)
     ]
     return " ".join(f"{note}." if not note.endswith(".") else note for note in notes) or None
-
-
-def resolve_mcp_alias(registry: ToolRegistry, name: str) -> BaseDeclarativeTool[Any] | None:
-    """The MCP tool one of whose aliases is ``name`` (``None`` if there is none)."""
-    if not name.startswith("mcp__"):
-        return None
-    for tool in registry.get_all_tools():
-        if tool.server_name is not None and name in getattr(tool, "aliases", ()):
-            return tool
-    return None
