@@ -117,6 +117,11 @@ if TYPE_CHECKING:  # the static view of the lazy exports below
         to_parts as to_parts,
     )
     from qwen_tools.contract.results import ToolResult as ToolResult
+    from qwen_tools.contract.tool_names import (
+        ToolDisplayNames as ToolDisplayNames,
+        ToolNames as ToolNames,
+        canonical_tool_name as canonical_tool_name,
+    )
     from qwen_tools.contract.validation import validate_params as validate_params
     from qwen_tools.execution.scheduler import (
         ToolCallEvent as ToolCallEvent,
@@ -150,11 +155,6 @@ if TYPE_CHECKING:  # the static view of the lazy exports below
         SubagentReport as SubagentReport,
         SubagentRequest as SubagentRequest,
         SubagentRunner as SubagentRunner,
-    )
-    from qwen_tools.tools.names import (
-        ToolDisplayNames as ToolDisplayNames,
-        ToolNames as ToolNames,
-        canonical_tool_name as canonical_tool_name,
     )
 
 _EXPORTS: dict[str, str] = {
@@ -214,9 +214,9 @@ _EXPORTS: dict[str, str] = {
     "response_text": "contract.function_response",
     "ToolRegistry": "registry.registry",
     "ToolRegistrationError": "registry.registry",
-    "ToolNames": "tools.names",
-    "ToolDisplayNames": "tools.names",
-    "canonical_tool_name": "tools.names",
+    "ToolNames": "contract.tool_names",
+    "ToolDisplayNames": "contract.tool_names",
+    "canonical_tool_name": "contract.tool_names",
     "build_registry": "session.default_registry",
     "Config": "config.config",
     "SettingsError": "config.settings",

@@ -26,6 +26,7 @@ from qwen_tools.agent.events import (
 )
 from qwen_tools.config.tool_settings import ApprovalMode
 from qwen_tools.contract.abort import AbortSignal
+from qwen_tools.contract.tool_names import LEGACY_TOOL_NAMES, ToolNames
 from qwen_tools.model.json_args import dumps_arguments
 from qwen_tools.registry.registry import ToolRegistry
 from qwen_tools.subagents.protocol import SubagentProgress, SubagentReport, SubagentRequest
@@ -43,7 +44,10 @@ __all__ = [
     "subagent_registry",
 ]
 
-SUBAGENT_EXCLUDED_TOOLS = frozenset({"task", "agent", "task_stop"})
+SUBAGENT_EXCLUDED_TOOLS = frozenset(
+    {ToolNames.TASK, ToolNames.TASK_STOP}
+    | {legacy for legacy, name in LEGACY_TOOL_NAMES.items() if name == ToolNames.TASK}
+)
 """Tools a subagent never gets: the subagent launcher (both names) and, as in 0.24.4, task_stop."""
 
 DEFAULT_MAX_TURNS = 100

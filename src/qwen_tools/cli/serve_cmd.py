@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from qwen_tools.cli.context import CliConfigError, open_session, report_config_error
 from qwen_tools.cli.exit_codes import EXIT_CONFIG, EXIT_OK, EXIT_USAGE
+from qwen_tools.contract.tool_names import ToolNames
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -66,7 +67,7 @@ def _configure_logging() -> None:
     root.setLevel(logging.WARNING)
 
 
-SESSION_ONLY_TOOLS = ("task", "enter_plan_mode", "exit_plan_mode")
+SESSION_ONLY_TOOLS = (ToolNames.TASK, ToolNames.ENTER_PLAN_MODE, ToolNames.EXIT_PLAN_MODE)
 """Built-ins not served: subagents need the agent's model, plan mode a user in the session."""
 
 

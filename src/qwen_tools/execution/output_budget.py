@@ -28,6 +28,7 @@ from qwen_tools.contract.parts import (
     TextPart,
 )
 from qwen_tools.contract.results import ToolResult
+from qwen_tools.contract.tool_names import ToolNames, canonical_tool_name
 from qwen_tools.execution.persisted_output import (
     PERSISTED_OUTPUT_OPEN,
     TOOL_OUTPUT_TRUNCATED_PREFIX,
@@ -41,7 +42,6 @@ from qwen_tools.execution.persisted_output import (
     truncate_and_save,
     truncation_envelope,
 )
-from qwen_tools.tools.names import canonical_tool_name
 
 if TYPE_CHECKING:
     from qwen_tools.config.config import Config
@@ -58,8 +58,11 @@ __all__ = [
 GATE_HEADROOM = 3000
 """The persistence gate opens this many characters above the truncation threshold."""
 
-GATE_EXEMPT_TOOLS = frozenset({"exec", "read_file", "read_mcp_resource", "enter_plan_mode"})
-"""Tools whose output is never persisted by the gate."""
+GATE_EXEMPT_TOOLS = frozenset(
+    {"exec", ToolNames.READ_FILE, "read_mcp_resource", ToolNames.ENTER_PLAN_MODE}
+)
+"""Tools whose output is never persisted by the gate (``exec`` and ``read_mcp_resource`` are
+the reference's, not built-ins here)."""
 
 
 def truncate_text(

@@ -34,6 +34,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from qwen_tools.contract.tool_names import ToolNames
 from qwen_tools.execution.permissions import (
     EDIT_TOOLS,
     READ_TOOLS,
@@ -150,7 +151,7 @@ def _restricts(config: Config, rule: str, tool: BaseDeclarativeTool[Any], params
         return path_matches(config, path, specifier) or path_matches(
             config, path, specifier, follow=False
         )
-    if tool.name == "web_fetch" and isinstance(args.get("url"), str):
+    if tool.name == ToolNames.WEB_FETCH and isinstance(args.get("url"), str):
         return domain_matches(args["url"], specifier)
     values = (args.get(key) for key in ("server_name", "subagent_type", "skill"))
     return any(isinstance(v, str) and v == specifier for v in values)
@@ -164,7 +165,7 @@ def _restricts_op(config: Config, rule: str, op: VirtualOp) -> bool:
     specifier = parsed[1]
     if specifier is None:
         return True
-    if op.tool == "web_fetch":
+    if op.tool == ToolNames.WEB_FETCH:
         return domain_matches(f"https://{op.target}", specifier)
     return path_matches(config, op.target, specifier) or path_matches(
         config, op.target, specifier, follow=False
@@ -187,7 +188,9 @@ def _file_rule(rules: Iterable[str]) -> str | None:
     return None
 
 
-_OP_TOOLS = frozenset({"read_file", "list_directory", "write_file", "web_fetch"})
+_OP_TOOLS = frozenset(
+    {ToolNames.READ_FILE, ToolNames.LIST_DIRECTORY, ToolNames.WRITE_FILE, ToolNames.WEB_FETCH}
+)
 
 
 def _shell_rule_with_specifier(rules: Iterable[str]) -> str | None:

@@ -28,26 +28,35 @@ from urllib.parse import urlsplit
 
 from qwen_tools.config.tool_settings import ApprovalMode
 from qwen_tools.contract.outcome import ToolConfirmationOutcome
+from qwen_tools.contract.tool_names import LEGACY_TOOL_NAMES, ToolDisplayNames, ToolNames
 
 if TYPE_CHECKING:
     from qwen_tools.config.config import Config
     from qwen_tools.contract.confirmation import ToolCallConfirmationDetails
     from qwen_tools.contract.declarative import BaseDeclarativeTool
 
-SHELL = "run_shell_command"
-READ_TOOLS = frozenset({"read_file", "grep_search", "glob", "list_directory", "read_many_files"})
-EDIT_TOOLS = frozenset({"edit", "write_file"})
+SHELL = ToolNames.SHELL
+READ_TOOLS = frozenset(
+    {
+        ToolNames.READ_FILE,
+        ToolNames.GREP,
+        ToolNames.GLOB,
+        ToolNames.LIST_DIRECTORY,
+        ToolNames.READ_MANY_FILES,
+    }
+)
+EDIT_TOOLS = frozenset({ToolNames.EDIT, ToolNames.WRITE_FILE})
 _ALIASES: dict[str, frozenset[str]] = {
+    # a rule's tool, lower-cased: the names of Claude Code's rules, then the tools' legacy names
     "bash": frozenset({SHELL}),
     "shell": frozenset({SHELL}),
     "shelltool": frozenset({SHELL}),
     "read": READ_TOOLS,
     "edit": EDIT_TOOLS,
-    "write": frozenset({"write_file"}),
-    "webfetch": frozenset({"web_fetch"}),
-    "websearch": frozenset({"web_search"}),
-    "search_file_content": frozenset({"grep_search"}),
-    "replace": frozenset({"edit"}),
+    "write": frozenset({ToolNames.WRITE_FILE}),
+    ToolDisplayNames.WEB_FETCH.lower(): frozenset({ToolNames.WEB_FETCH}),
+    ToolDisplayNames.WEB_SEARCH.lower(): frozenset({ToolNames.WEB_SEARCH}),
+    **{legacy: frozenset({name}) for legacy, name in LEGACY_TOOL_NAMES.items()},
 }
 _RULE = re.compile(r"^\s*([^()\s]+)\s*(?:\((.*)\))?\s*$", re.S)
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=\S*\s+")
@@ -160,7 +169,7 @@ def rule_allows(config: Config, rule: str, tool_name: str, params: Any) -> bool:
     path = args.get("file_path") or args.get("absolute_path") or args.get("path")
     if tool_name in READ_TOOLS | EDIT_TOOLS and isinstance(path, str):
         return path_matches(config, path, specifier)
-    if tool_name == "web_fetch" and isinstance(args.get("url"), str):
+    if tool_name == ToolNames.WEB_FETCH and isinstance(args.get("url"), str):
         return domain_matches(args["url"], specifier)
     values = (args.get(key) for key in ("server_name", "subagent_type", "skill"))
     return any(isinstance(v, str) and v == specifier for v in values)

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from qwen_tools.contract.tool_names import ToolNames
 from qwen_tools.fs.atomic import write_bytes_atomic
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ NOTE_PERSISTENCE_UNAVAILABLE = "(disk persistence unavailable)"
 
 _SEPARATOR = f"\n\n---\n{TRUNCATION_MARKER}\n---\n\n"
 _ELLIPSIS = "..."
-_READ_FILE = "read_file"
+_READ_FILE = ToolNames.READ_FILE
 _FILE_MODE = 0o600
 _DIR_MODE = 0o700
 _TAG_RE = re.compile(r"</?(?:persisted-output|system-reminder)>")

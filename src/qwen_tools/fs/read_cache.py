@@ -32,13 +32,14 @@ from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
 from qwen_tools.contract.errors import ToolErrorType
+from qwen_tools.contract.tool_names import ToolNames
 
 __all__ = ["FileReadCache", "PriorReadProblem", "PriorReadVerb"]
 
 PriorReadVerb: TypeAlias = Literal["edit", "overwrite"]
 
 _MAX_ENTRIES = 4096
-_READ_FILE = "read_file"
+_READ_FILE = ToolNames.READ_FILE
 _NOTEBOOK_EDIT = "notebook_edit"
 _DASH = "\u2014"
 

@@ -18,21 +18,21 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from qwen_tools.jscompat.v8_regex import js_regex_error
 from qwen_tools.contract.tool_names import LEGACY_TOOL_NAMES, ToolDisplayNames, ToolNames
+from qwen_tools.jscompat.v8_regex import js_regex_error
 
 __all__ = ["matches_hook_pattern", "tool_aliases"]
 
 _RULE_NAMES: dict[str, tuple[str, ...]] = {
     ToolNames.SHELL: ("Bash", "Shell", "ShellTool"),
     ToolNames.EDIT: ("Edit", "EditTool"),
-    ToolNames.WRITE_FILE: ("Write", "WriteFile", "WriteFileTool"),
-    ToolNames.READ_FILE: ("Read", "ReadFile", "ReadFileTool"),
+    ToolNames.WRITE_FILE: ("Write", ToolDisplayNames.WRITE_FILE, "WriteFileTool"),
+    ToolNames.READ_FILE: ("Read", ToolDisplayNames.READ_FILE, "ReadFileTool"),
     ToolNames.GREP: ("Grep", "GrepTool", "SearchFiles"),
     ToolNames.GLOB: ("Glob", "GlobTool", "FindFiles"),
-    ToolNames.LIST_DIRECTORY: ("ListFiles", "ListFilesTool", "LS"),
-    ToolNames.WEB_FETCH: ("WebFetch", "WebFetchTool"),
-    ToolNames.WEB_SEARCH: ("WebSearch", "WebSearchTool"),
+    ToolNames.LIST_DIRECTORY: (ToolDisplayNames.LIST_DIRECTORY, "ListFilesTool", "LS"),
+    ToolNames.WEB_FETCH: (ToolDisplayNames.WEB_FETCH, "WebFetchTool"),
+    ToolNames.WEB_SEARCH: (ToolDisplayNames.WEB_SEARCH, "WebSearchTool"),
     ToolNames.TASK: ("Task", "Agent", "AgentTool"),
 }
 

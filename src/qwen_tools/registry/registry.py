@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Literal
 
 from qwen_tools.contract.tool_factory import ToolFactory
+from qwen_tools.contract.tool_names import canonical_tool_name
 from qwen_tools.registry.suggestions import tool_not_found_message
-from qwen_tools.tools.names import canonical_tool_name
 
 if TYPE_CHECKING:  # the tool contract is imported by the tools themselves, when built
     from qwen_tools.contract.declarative import BaseDeclarativeTool, FunctionDeclaration

@@ -29,12 +29,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from qwen_tools.contract.tool_names import ToolNames
 from qwen_tools.shell.command_words import effective_commands
 from qwen_tools.shell.text_scan import word_set
 
 __all__ = ["VirtualOp", "VirtualOps", "virtual_operations"]
 
-READ, LIST, WRITE, FETCH = "read_file", "list_directory", "write_file", "web_fetch"
+READ, LIST, WRITE = ToolNames.READ_FILE, ToolNames.LIST_DIRECTORY, ToolNames.WRITE_FILE
+FETCH = ToolNames.WEB_FETCH
 
 _READERS: dict[str, frozenset[str]] = {
     **dict.fromkeys(

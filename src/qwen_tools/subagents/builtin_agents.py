@@ -6,6 +6,7 @@ executors, which have no counterpart here); the descriptions and prompts below a
 
 from __future__ import annotations
 
+from qwen_tools.contract.tool_names import ToolNames
 from qwen_tools.subagents.definitions import SubagentDefinition
 
 __all__ = ["BUILTIN_AGENTS", "DEFAULT_SUBAGENT_TYPE"]
@@ -78,12 +79,12 @@ BUILTIN_AGENTS: tuple[SubagentDefinition, ...] = (
         level="builtin",
         file_path="<builtin:Explore>",
         tools=(
-            "read_file",
-            "grep_search",
-            "glob",
-            "list_directory",
-            "run_shell_command",
-            "web_fetch",
+            ToolNames.READ_FILE,
+            ToolNames.GREP,
+            ToolNames.GLOB,
+            ToolNames.LIST_DIRECTORY,
+            ToolNames.SHELL,
+            ToolNames.WEB_FETCH,
         ),
     ),
 )

@@ -18,9 +18,9 @@
 
 A tool's package holds the tool (``tool.py``), its typed params (``params.py``, where they are
 typed) and the engines only it uses (``grep/``: ripgrep and the Python engine; ``web_fetch/``:
-the HTTP client and the SSRF guard). Shared by several tools: :mod:`.names` (tool names and legacy aliases),
-:mod:`.common` (path checks, glob syntax, file filtering) and :mod:`.file_reading` (one file
-read as ``read_file`` and ``read_many_files`` show it).
+the HTTP client and the SSRF guard). Shared by several tools: :mod:`.common` (the path check,
+glob syntax, file filtering) and :mod:`.file_reading` (one file read as ``read_file`` and
+``read_many_files`` show it). The tools' names are in :mod:`qwen_tools.contract.tool_names`.
 
 :func:`create_builtin_tools` builds one of each for a :class:`~qwen_tools.config.config.Config`;
 :func:`builtin_tool_factories` names them without importing them (a tool's module, and the
@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 from qwen_tools.config.config import Config
 from qwen_tools.config.web_settings import resolve_web_search
 from qwen_tools.contract.tool_factory import ToolFactory
+from qwen_tools.contract.tool_names import ToolNames
 
 if TYPE_CHECKING:  # the static view of the lazy exports below
     from qwen_tools.contract.declarative import BaseDeclarativeTool
@@ -88,22 +89,22 @@ if TYPE_CHECKING:  # the static view of the lazy exports below
 
 _TOOLS: dict[str, tuple[str, str]] = {
     # tool name: (module, class), in the order the tools are registered
-    "read_file": ("read_file", "ReadFileTool"),
-    "list_directory": ("list_directory", "ListDirectoryTool"),
-    "glob": ("glob.tool", "GlobTool"),
-    "grep_search": ("grep.tool", "GrepTool"),
-    "write_file": ("write_file.tool", "WriteFileTool"),
-    "edit": ("edit.tool", "EditTool"),
-    "read_many_files": ("read_many_files.tool", "ReadManyFilesTool"),
-    "run_shell_command": ("shell.tool", "ShellTool"),
-    "task_stop": ("task_stop", "TaskStopTool"),
-    "todo_write": ("todo_write.tool", "TodoWriteTool"),
-    "save_memory": ("save_memory.tool", "SaveMemoryTool"),
-    "task": ("task.tool", "TaskTool"),
-    "web_fetch": ("web_fetch.tool", "WebFetchTool"),
-    "enter_plan_mode": ("enter_plan_mode", "EnterPlanModeTool"),
-    "exit_plan_mode": ("exit_plan_mode", "ExitPlanModeTool"),
-    "web_search": ("web_search.tool", "WebSearchTool"),
+    ToolNames.READ_FILE: ("read_file", "ReadFileTool"),
+    ToolNames.LIST_DIRECTORY: ("list_directory", "ListDirectoryTool"),
+    ToolNames.GLOB: ("glob.tool", "GlobTool"),
+    ToolNames.GREP: ("grep.tool", "GrepTool"),
+    ToolNames.WRITE_FILE: ("write_file.tool", "WriteFileTool"),
+    ToolNames.EDIT: ("edit.tool", "EditTool"),
+    ToolNames.READ_MANY_FILES: ("read_many_files.tool", "ReadManyFilesTool"),
+    ToolNames.SHELL: ("shell.tool", "ShellTool"),
+    ToolNames.TASK_STOP: ("task_stop", "TaskStopTool"),
+    ToolNames.TODO_WRITE: ("todo_write.tool", "TodoWriteTool"),
+    ToolNames.MEMORY: ("save_memory.tool", "SaveMemoryTool"),
+    ToolNames.TASK: ("task.tool", "TaskTool"),
+    ToolNames.WEB_FETCH: ("web_fetch.tool", "WebFetchTool"),
+    ToolNames.ENTER_PLAN_MODE: ("enter_plan_mode", "EnterPlanModeTool"),
+    ToolNames.EXIT_PLAN_MODE: ("exit_plan_mode", "ExitPlanModeTool"),
+    ToolNames.WEB_SEARCH: ("web_search.tool", "WebSearchTool"),
 }
 _PARAMS: dict[str, str] = {
     # params type: the module that defines it
@@ -198,10 +199,10 @@ def builtin_tool_factories(config: Config) -> list[ToolFactory]:
     if config.interactive:
         # as in Qwen Code, plan mode needs someone to approve the plan: headless sessions
         # do without these two tools
-        names += ["enter_plan_mode", "exit_plan_mode"]
+        names += [ToolNames.ENTER_PLAN_MODE, ToolNames.EXIT_PLAN_MODE]
     if resolve_web_search(config.settings.web.search, None) is not None:
         # web_search is registered when some provider is configured (web_search_enabled)
-        names.append("web_search")
+        names.append(ToolNames.WEB_SEARCH)
     return [_builder(config, name) for name in names]
 
 

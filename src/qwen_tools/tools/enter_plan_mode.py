@@ -24,6 +24,7 @@ from qwen_tools.contract.declarative import BaseDeclarativeTool
 from qwen_tools.contract.invocation import BaseToolInvocation, ToolInvocation, UpdateOutput
 from qwen_tools.contract.kinds import Kind
 from qwen_tools.contract.results import ToolResult
+from qwen_tools.contract.tool_names import ToolDisplayNames, ToolNames
 
 __all__ = ["PLAN_MODE_REMINDER", "EnterPlanModeParams", "EnterPlanModeTool"]
 
@@ -179,11 +180,13 @@ class EnterPlanModeInvocation(BaseToolInvocation[EnterPlanModeParams]):
 class EnterPlanModeTool(BaseDeclarativeTool[EnterPlanModeParams]):
     """The ``enter_plan_mode`` tool (display name ``EnterPlanMode``, kind ``think``)."""
 
-    Name: ClassVar[str] = "enter_plan_mode"
+    Name: ClassVar[str] = ToolNames.ENTER_PLAN_MODE
     max_output_chars = math.inf
 
     def __init__(self, config: Config, *, interactive: bool = True) -> None:
-        super().__init__(self.Name, "EnterPlanMode", _DESCRIPTION, Kind.THINK, _SCHEMA)
+        super().__init__(
+            self.Name, ToolDisplayNames.ENTER_PLAN_MODE, _DESCRIPTION, Kind.THINK, _SCHEMA
+        )
         self.config = config
         self.interactive = interactive
 

@@ -49,6 +49,7 @@ from qwen_tools.contract.errors import ToolErrorType
 from qwen_tools.contract.invocation import BaseToolInvocation, ToolInvocation, UpdateOutput
 from qwen_tools.contract.kinds import Kind
 from qwen_tools.contract.results import ToolResult
+from qwen_tools.contract.tool_names import ToolDisplayNames, ToolNames
 from qwen_tools.jscompat.jstext import js_trim
 from qwen_tools.tools.common.paths import is_subpath
 
@@ -232,10 +233,12 @@ class ExitPlanModeInvocation(BaseToolInvocation[ExitPlanModeParams]):
 class ExitPlanModeTool(BaseDeclarativeTool[ExitPlanModeParams]):
     """The ``exit_plan_mode`` tool (display name ``ExitPlanMode``, kind ``think``)."""
 
-    Name: ClassVar[str] = "exit_plan_mode"
+    Name: ClassVar[str] = ToolNames.EXIT_PLAN_MODE
 
     def __init__(self, config: Config) -> None:
-        super().__init__(self.Name, "ExitPlanMode", _DESCRIPTION, Kind.THINK, _SCHEMA)
+        super().__init__(
+            self.Name, ToolDisplayNames.EXIT_PLAN_MODE, _DESCRIPTION, Kind.THINK, _SCHEMA
+        )
         self.config = config
 
     def _validate(self, params: Any) -> tuple[ExitPlanModeParams | None, str | None]:

@@ -41,6 +41,7 @@ from qwen_tools.contract.errors import ToolErrorType
 from qwen_tools.contract.invocation import BaseToolInvocation, ToolInvocation, UpdateOutput
 from qwen_tools.contract.kinds import Kind
 from qwen_tools.contract.results import ToolResult
+from qwen_tools.contract.tool_names import ToolDisplayNames, ToolNames
 from qwen_tools.fs.confined import OutsideRootsError
 from qwen_tools.jscompat.collation import collation_key
 from qwen_tools.tools.common.filtering import FileFilteringParams
@@ -265,10 +266,12 @@ class ListDirectoryInvocation(BaseToolInvocation[ListDirectoryParams]):
 class ListDirectoryTool(BaseDeclarativeTool[ListDirectoryParams]):
     """The ``list_directory`` tool (display name ``ListFiles``, kind ``search``)."""
 
-    Name: ClassVar[str] = "list_directory"
+    Name: ClassVar[str] = ToolNames.LIST_DIRECTORY
 
     def __init__(self, config: Config) -> None:
-        super().__init__(self.Name, "ListFiles", _DESCRIPTION, Kind.SEARCH, _SCHEMA)
+        super().__init__(
+            self.Name, ToolDisplayNames.LIST_DIRECTORY, _DESCRIPTION, Kind.SEARCH, _SCHEMA
+        )
         self.config = config
 
     def validate_tool_param_values(self, params: ListDirectoryParams) -> str | None:

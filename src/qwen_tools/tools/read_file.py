@@ -54,6 +54,7 @@ from qwen_tools.contract.invocation import (
 )
 from qwen_tools.contract.kinds import Kind
 from qwen_tools.contract.results import ToolResult
+from qwen_tools.contract.tool_names import ToolDisplayNames, ToolNames
 from qwen_tools.jscompat.jstext import js_trim
 from qwen_tools.tools.common.paths import (
     check_absolute,
@@ -253,10 +254,10 @@ class ReadFileInvocation(BaseToolInvocation[ReadFileParams]):
 class ReadFileTool(BaseDeclarativeTool[ReadFileParams]):
     """The ``read_file`` tool (display name ``ReadFile``, kind ``read``)."""
 
-    Name: ClassVar[str] = "read_file"
+    Name: ClassVar[str] = ToolNames.READ_FILE
 
     def __init__(self, config: Config) -> None:
-        super().__init__(self.Name, "ReadFile", _DESCRIPTION, Kind.READ, _SCHEMA)
+        super().__init__(self.Name, ToolDisplayNames.READ_FILE, _DESCRIPTION, Kind.READ, _SCHEMA)
         self.config = config
 
     def validate_tool_param_values(self, params: ReadFileParams) -> str | None:

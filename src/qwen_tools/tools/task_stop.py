@@ -25,6 +25,7 @@ from qwen_tools.contract.errors import ToolErrorType
 from qwen_tools.contract.invocation import BaseToolInvocation, ToolInvocation, UpdateOutput
 from qwen_tools.contract.kinds import Kind
 from qwen_tools.contract.results import ToolResult
+from qwen_tools.contract.tool_names import ToolDisplayNames, ToolNames
 
 __all__ = ["TaskStopParams", "TaskStopTool"]
 
@@ -101,12 +102,12 @@ class TaskStopInvocation(BaseToolInvocation[TaskStopParams]):
 class TaskStopTool(BaseDeclarativeTool[TaskStopParams]):
     """The ``task_stop`` tool (display name ``TaskStop``, kind ``other``)."""
 
-    Name: ClassVar[str] = "task_stop"
+    Name: ClassVar[str] = ToolNames.TASK_STOP
 
     def __init__(self, config: Config) -> None:
         super().__init__(
             self.Name,
-            "TaskStop",
+            ToolDisplayNames.TASK_STOP,
             _DESCRIPTION,
             Kind.OTHER,
             _SCHEMA,

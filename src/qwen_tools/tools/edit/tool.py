@@ -43,6 +43,7 @@ from qwen_tools.contract.invocation import (
 from qwen_tools.contract.kinds import Kind
 from qwen_tools.contract.modifiable import ModifyContext
 from qwen_tools.contract.results import ToolResult
+from qwen_tools.contract.tool_names import ToolDisplayNames, ToolNames
 from qwen_tools.fs.atomic import write_text_atomic
 from qwen_tools.fs.confined import OutsideRootsError
 from qwen_tools.fs.diff import compute_diff_stat, create_patch_smart
@@ -354,10 +355,10 @@ class EditModifyContext:
 class EditTool(BaseDeclarativeTool[EditParams]):
     """The ``edit`` tool (display name ``Edit``, kind ``edit``)."""
 
-    Name: ClassVar[str] = "edit"
+    Name: ClassVar[str] = ToolNames.EDIT
 
     def __init__(self, config: Config) -> None:
-        super().__init__(self.Name, "Edit", _DESCRIPTION, Kind.EDIT, _SCHEMA)
+        super().__init__(self.Name, ToolDisplayNames.EDIT, _DESCRIPTION, Kind.EDIT, _SCHEMA)
         self.config = config
 
     def validate_tool_param_values(self, params: EditParams) -> str | None:

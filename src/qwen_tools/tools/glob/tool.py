@@ -35,6 +35,7 @@ from qwen_tools.contract.errors import ToolErrorType
 from qwen_tools.contract.invocation import BaseToolInvocation, ToolInvocation, UpdateOutput
 from qwen_tools.contract.kinds import Kind
 from qwen_tools.contract.results import ToolResult
+from qwen_tools.contract.tool_names import ToolDisplayNames, ToolNames
 from qwen_tools.fs.confined import OutsideRootsError
 from qwen_tools.jscompat.collation import collation_key
 from qwen_tools.jscompat.jstext import js_trim
@@ -197,10 +198,10 @@ class GlobInvocation(BaseToolInvocation[GlobParams]):
 class GlobTool(BaseDeclarativeTool[GlobParams]):
     """The ``glob`` tool (display name ``Glob``, kind ``search``)."""
 
-    Name: ClassVar[str] = "glob"
+    Name: ClassVar[str] = ToolNames.GLOB
 
     def __init__(self, config: Config) -> None:
-        super().__init__(self.Name, "Glob", _DESCRIPTION, Kind.SEARCH, _SCHEMA)
+        super().__init__(self.Name, ToolDisplayNames.GLOB, _DESCRIPTION, Kind.SEARCH, _SCHEMA)
         self.config = config
 
     def validate_tool_param_values(self, params: GlobParams) -> str | None:

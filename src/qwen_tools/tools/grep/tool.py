@@ -45,6 +45,7 @@ from qwen_tools.contract.declarative import BaseDeclarativeTool
 from qwen_tools.contract.invocation import BaseToolInvocation, ToolInvocation, UpdateOutput
 from qwen_tools.contract.kinds import Kind
 from qwen_tools.contract.results import ToolResult
+from qwen_tools.contract.tool_names import ToolDisplayNames, ToolNames
 from qwen_tools.jscompat.v8_regex import js_regex_error
 from qwen_tools.sandbox.landlock import LandlockError
 from qwen_tools.tools.common.paths import check_search_path, format_display_path, resolve_path
@@ -237,14 +238,14 @@ class GrepTool(BaseDeclarativeTool[GrepParams]):
     time limit of a search (seconds).
     """
 
-    Name: ClassVar[str] = "grep_search"
+    Name: ClassVar[str] = ToolNames.GREP
     max_output_chars = 20_000
     """The per-tool output budget the scheduler applies (the reference's ``maxOutputChars``)."""
 
     def __init__(
         self, config: Config, *, engine: GrepEngine = "auto", time_limit: float | None = None
     ) -> None:
-        super().__init__(self.Name, "Grep", _DESCRIPTION, Kind.SEARCH, _SCHEMA)
+        super().__init__(self.Name, ToolDisplayNames.GREP, _DESCRIPTION, Kind.SEARCH, _SCHEMA)
         self.config = config
         self.engine: GrepEngine = engine
         self.time_limit = time_limit

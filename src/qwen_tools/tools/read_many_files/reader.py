@@ -23,6 +23,7 @@ from typing import TypeAlias
 from qwen_tools.config.config import Config
 from qwen_tools.contract.abort import AbortSignal
 from qwen_tools.contract.errors import ToolErrorType
+from qwen_tools.contract.tool_names import ToolNames
 from qwen_tools.fs.confined import ConfinedOpener
 from qwen_tools.tools.common.paths import escape_control_chars
 from qwen_tools.tools.file_reading.content import (
@@ -54,7 +55,7 @@ Outcome: TypeAlias = tuple[str, str, FileContent | str]
 
 @cache
 def _pool() -> ThreadPoolExecutor:
-    return ThreadPoolExecutor(max_workers=_WORKERS, thread_name_prefix="read_many_files")
+    return ThreadPoolExecutor(max_workers=_WORKERS, thread_name_prefix=ToolNames.READ_MANY_FILES)
 
 
 def _requested(path: str, patterns: Sequence[tuple[str, str]]) -> bool:

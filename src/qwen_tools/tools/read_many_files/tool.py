@@ -42,6 +42,7 @@ from qwen_tools.contract.invocation import BaseToolInvocation, ToolInvocation, U
 from qwen_tools.contract.kinds import Kind
 from qwen_tools.contract.parts import PartUnion
 from qwen_tools.contract.results import ToolResult
+from qwen_tools.contract.tool_names import ToolDisplayNames, ToolNames
 from qwen_tools.tools.common.paths import escape_control_chars
 from qwen_tools.tools.file_reading.content import FileContent
 from qwen_tools.tools.read_many_files.params import ReadManyFilesParams
@@ -274,10 +275,12 @@ class ReadManyFilesInvocation(BaseToolInvocation[ReadManyFilesParams]):
 class ReadManyFilesTool(BaseDeclarativeTool[ReadManyFilesParams]):
     """The ``read_many_files`` tool (display name ``ReadManyFiles``, kind ``read``)."""
 
-    Name: ClassVar[str] = "read_many_files"
+    Name: ClassVar[str] = ToolNames.READ_MANY_FILES
 
     def __init__(self, config: Config) -> None:
-        super().__init__(self.Name, "ReadManyFiles", _DESCRIPTION, Kind.READ, _SCHEMA)
+        super().__init__(
+            self.Name, ToolDisplayNames.READ_MANY_FILES, _DESCRIPTION, Kind.READ, _SCHEMA
+        )
         self.config = config
 
     def create_invocation(self, params: ReadManyFilesParams) -> ToolInvocation[ReadManyFilesParams]:

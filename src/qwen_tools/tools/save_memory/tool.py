@@ -47,6 +47,7 @@ from qwen_tools.contract.invocation import (
 )
 from qwen_tools.contract.kinds import Kind
 from qwen_tools.contract.results import ToolResult
+from qwen_tools.contract.tool_names import ToolDisplayNames, ToolNames
 from qwen_tools.fs.confined import OutsideRootsError
 from qwen_tools.fs.diff import format_patch, structured_patch
 from qwen_tools.fs.write_target import make_parent_dirs
@@ -264,10 +265,10 @@ def _failure(exc: _StepFailed) -> ToolResult:
 class SaveMemoryTool(BaseDeclarativeTool[SaveMemoryParams]):
     """The ``save_memory`` tool (display name ``SaveMemory``, kind ``think``)."""
 
-    Name: ClassVar[str] = "save_memory"
+    Name: ClassVar[str] = ToolNames.MEMORY
 
     def __init__(self, config: Config) -> None:
-        super().__init__(self.Name, "SaveMemory", _DESCRIPTION, Kind.THINK, _SCHEMA)
+        super().__init__(self.Name, ToolDisplayNames.MEMORY, _DESCRIPTION, Kind.THINK, _SCHEMA)
         self.config = config
 
     def validate_tool_param_values(self, params: SaveMemoryParams) -> str | None:

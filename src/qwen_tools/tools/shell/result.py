@@ -18,6 +18,7 @@ import anyio
 from qwen_tools.config.config import Config
 from qwen_tools.contract.errors import ToolErrorType
 from qwen_tools.contract.results import ToolResult
+from qwen_tools.contract.tool_names import ToolNames
 from qwen_tools.jscompat.jstext import utf16_len
 from qwen_tools.shell.background import BackgroundShell
 from qwen_tools.shell.execution import ShellRun
@@ -33,7 +34,6 @@ __all__ = [
     "runs_git_commit",
 ]
 
-TOOL_NAME = "run_shell_command"
 PREVIEW_CHARS = 4_000
 MIN_LONG_RUN_THRESHOLD_MS = 1_000
 
@@ -208,7 +208,7 @@ async def build_result(
             lambda: truncate_and_save(
                 llm,
                 directory=config.get_project_temp_dir(),
-                tool_name=TOOL_NAME,
+                tool_name=ToolNames.SHELL,
                 threshold=body_budget,
                 preview_chars=min(PREVIEW_CHARS, body_budget),
             )

@@ -52,6 +52,7 @@ from qwen_tools.contract.errors import ToolErrorType
 from qwen_tools.contract.invocation import BaseToolInvocation, ToolInvocation, UpdateOutput
 from qwen_tools.contract.kinds import Kind
 from qwen_tools.contract.results import ToolResult
+from qwen_tools.contract.tool_names import ToolDisplayNames, ToolNames
 from qwen_tools.jscompat.jstext import js_trim
 from qwen_tools.shell.command_analysis import (
     SUBSTITUTION_WARNING,
@@ -305,12 +306,12 @@ class ShellInvocation(BaseToolInvocation[ShellParams]):
 class ShellTool(BaseDeclarativeTool[ShellParams]):
     """The ``run_shell_command`` tool (display name ``Shell``, kind ``execute``)."""
 
-    Name: ClassVar[str] = "run_shell_command"
+    Name: ClassVar[str] = ToolNames.SHELL
 
     def __init__(self, config: Config) -> None:
         super().__init__(
             self.Name,
-            "Shell",
+            ToolDisplayNames.SHELL,
             _DESCRIPTION,
             Kind.EXECUTE,
             _SCHEMA,

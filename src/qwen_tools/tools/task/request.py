@@ -10,28 +10,27 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from qwen_tools.contract.tool_names import (
+    LEGACY_DISPLAY_NAMES,
+    LEGACY_TOOL_NAMES,
+    ToolDisplayNames,
+    ToolNames,
+    tool_name_for,
+)
 from qwen_tools.subagents.definitions import SubagentDefinition
 from qwen_tools.subagents.protocol import SubagentRequest
-from qwen_tools.tools.names import ToolDisplayNames, ToolNames, canonical_tool_name
 
 __all__ = ["SubagentNotRunnable", "build_request", "resolve_tool_names"]
 
-_SELF_NAMES = frozenset({ToolNames.TASK, ToolDisplayNames.TASK, "agent", "Agent"})
-
-_DISPLAY_TO_NAME: dict[str, str] = {
-    getattr(ToolDisplayNames, attr): getattr(ToolNames, attr)
-    for attr in vars(ToolNames)
-    if attr.isupper() and hasattr(ToolDisplayNames, attr)
-}
-_DISPLAY_TO_NAME.update(
-    {  # display names of other Qwen Code versions
-        "SearchFiles": ToolNames.GREP,
-        "SearchText": ToolNames.GREP,
-        "FindFiles": ToolNames.GLOB,
-        "ReadFolder": ToolNames.LIST_DIRECTORY,
-        "TodoList": ToolNames.TODO_WRITE,
+_SELF_NAMES = frozenset(
+    {ToolNames.TASK, ToolDisplayNames.TASK}
+    | {
+        old
+        for old, new in (LEGACY_TOOL_NAMES | LEGACY_DISPLAY_NAMES).items()
+        if new == ToolNames.TASK
     }
 )
+"""The task tool under all its names (``task``, ``Task``, ``agent``, ``Agent``)."""
 
 
 class SubagentNotRunnable(Exception):
@@ -42,7 +41,7 @@ def resolve_tool_names(names: Iterable[str]) -> list[str]:
     """Tool names for ``names`` (display and legacy names mapped), duplicates dropped."""
     resolved: list[str] = []
     for name in names:
-        tool = _DISPLAY_TO_NAME.get(name) or canonical_tool_name(name)
+        tool = tool_name_for(name)
         if tool not in resolved:
             resolved.append(tool)
     return resolved

@@ -37,10 +37,10 @@ from qwen_tools.contract.invocation import BaseToolInvocation, ToolInvocation, U
 from qwen_tools.contract.kinds import Kind
 from qwen_tools.contract.parts import TextPart
 from qwen_tools.contract.results import ToolResult
+from qwen_tools.contract.tool_names import ToolDisplayNames, ToolNames
 from qwen_tools.subagents.builtin_agents import DEFAULT_SUBAGENT_TYPE
 from qwen_tools.subagents.definitions import SubagentDefinition, SubagentDefinitionError
 from qwen_tools.subagents.protocol import SubagentReport
-from qwen_tools.tools.names import ToolDisplayNames, ToolNames
 from qwen_tools.tools.task.catalog import SubagentCatalog, SubagentLoader
 from qwen_tools.tools.task.display import TaskDisplayTracker
 from qwen_tools.tools.task.params import TaskParams, check_task_params, unsupported_param

@@ -37,6 +37,7 @@ from qwen_tools.contract.display import TodoItem, TodoListDisplay, TodoStatus
 from qwen_tools.contract.invocation import BaseToolInvocation, ToolInvocation, UpdateOutput
 from qwen_tools.contract.kinds import Kind
 from qwen_tools.contract.results import ToolResult
+from qwen_tools.contract.tool_names import ToolDisplayNames, ToolNames
 from qwen_tools.tools.common.paths import node_error_message
 from qwen_tools.tools.todo_write.params import TodoItemParams, TodoWriteParams
 from qwen_tools.tools.todo_write.store import (
@@ -251,10 +252,10 @@ class TodoWriteInvocation(BaseToolInvocation[TodoWriteParams]):
 class TodoWriteTool(BaseDeclarativeTool[TodoWriteParams]):
     """The ``todo_write`` tool (display name ``TodoList``, kind ``think``)."""
 
-    Name: ClassVar[str] = "todo_write"
+    Name: ClassVar[str] = ToolNames.TODO_WRITE
 
     def __init__(self, config: Config) -> None:
-        super().__init__(self.Name, "TodoList", _DESCRIPTION, Kind.THINK, _SCHEMA)
+        super().__init__(self.Name, ToolDisplayNames.TODO_WRITE, _DESCRIPTION, Kind.THINK, _SCHEMA)
         self.config = config
 
     def _validate(self, params: Any) -> tuple[TodoWriteParams | None, str | None]:

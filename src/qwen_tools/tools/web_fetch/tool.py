@@ -38,6 +38,7 @@ from qwen_tools.contract.errors import ToolErrorType
 from qwen_tools.contract.invocation import BaseToolInvocation, ToolInvocation, UpdateOutput
 from qwen_tools.contract.kinds import Kind
 from qwen_tools.contract.results import ToolResult
+from qwen_tools.contract.tool_names import ToolDisplayNames, ToolNames
 from qwen_tools.tools.web_fetch.content import (
     en_us,
     format_byte_size,
@@ -313,10 +314,10 @@ class WebFetchInvocation(BaseToolInvocation[WebFetchParams]):
 class WebFetchTool(BaseDeclarativeTool[WebFetchParams]):
     """The ``web_fetch`` tool (display name ``WebFetch``, kind ``fetch``)."""
 
-    Name: ClassVar[str] = "web_fetch"
+    Name: ClassVar[str] = ToolNames.WEB_FETCH
 
     def __init__(self, config: Config, *, resolver: Resolver | None = None) -> None:
-        super().__init__(self.Name, "WebFetch", _DESCRIPTION, Kind.FETCH, _SCHEMA)
+        super().__init__(self.Name, ToolDisplayNames.WEB_FETCH, _DESCRIPTION, Kind.FETCH, _SCHEMA)
         self.config = config
         self.resolver = resolver
 

@@ -37,6 +37,7 @@ from qwen_tools.contract.errors import ToolErrorType
 from qwen_tools.contract.invocation import BaseToolInvocation, ToolInvocation, UpdateOutput
 from qwen_tools.contract.kinds import Kind
 from qwen_tools.contract.results import ToolResult
+from qwen_tools.contract.tool_names import ToolDisplayNames, ToolNames
 from qwen_tools.tools.web_search.base import SearchFailure, SearchProvider, format_results
 from qwen_tools.tools.web_search.dashscope import DashScopeProvider
 from qwen_tools.tools.web_search.google import GoogleProvider
@@ -177,10 +178,10 @@ class WebSearchTool(BaseDeclarativeTool[WebSearchParams]):
     list no providers.
     """
 
-    Name: ClassVar[str] = "web_search"
+    Name: ClassVar[str] = ToolNames.WEB_SEARCH
 
     def __init__(self, config: Config, *, env: Mapping[str, str] | None = None) -> None:
-        super().__init__(self.Name, "WebSearch", _DESCRIPTION, Kind.SEARCH, _SCHEMA)
+        super().__init__(self.Name, ToolDisplayNames.WEB_SEARCH, _DESCRIPTION, Kind.SEARCH, _SCHEMA)
         self.config = config
         self.env = env
 

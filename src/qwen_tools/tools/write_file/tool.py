@@ -65,6 +65,7 @@ from qwen_tools.contract.invocation import (
 )
 from qwen_tools.contract.kinds import Kind
 from qwen_tools.contract.results import ToolResult
+from qwen_tools.contract.tool_names import ToolDisplayNames, ToolNames
 from qwen_tools.fs.atomic import write_text_atomic
 from qwen_tools.fs.confined import OutsideRootsError
 from qwen_tools.fs.diff import compute_diff_stat, create_patch_smart
@@ -269,10 +270,10 @@ class WriteFileInvocation(BaseToolInvocation[WriteFileParams]):
 class WriteFileTool(BaseDeclarativeTool[WriteFileParams]):
     """The ``write_file`` tool (display name ``WriteFile``, kind ``edit``)."""
 
-    Name: ClassVar[str] = "write_file"
+    Name: ClassVar[str] = ToolNames.WRITE_FILE
 
     def __init__(self, config: Config) -> None:
-        super().__init__(self.Name, "WriteFile", _DESCRIPTION, Kind.EDIT, _SCHEMA)
+        super().__init__(self.Name, ToolDisplayNames.WRITE_FILE, _DESCRIPTION, Kind.EDIT, _SCHEMA)
         self.config = config
 
     def validate_tool_param_values(self, params: WriteFileParams) -> str | None:
