@@ -24,16 +24,16 @@ from qwen_tools.jscompat.v8_regex import js_regex_error
 __all__ = ["matches_hook_pattern", "tool_aliases"]
 
 _RULE_NAMES: dict[str, tuple[str, ...]] = {
-    ToolNames.SHELL: ("Bash", "Shell", "ShellTool"),
-    ToolNames.EDIT: ("Edit", "EditTool"),
+    ToolNames.SHELL: ("Bash", ToolDisplayNames.SHELL, "ShellTool"),
+    ToolNames.EDIT: (ToolDisplayNames.EDIT, "EditTool"),
     ToolNames.WRITE_FILE: ("Write", ToolDisplayNames.WRITE_FILE, "WriteFileTool"),
     ToolNames.READ_FILE: ("Read", ToolDisplayNames.READ_FILE, "ReadFileTool"),
-    ToolNames.GREP: ("Grep", "GrepTool", "SearchFiles"),
-    ToolNames.GLOB: ("Glob", "GlobTool", "FindFiles"),
+    ToolNames.GREP: (ToolDisplayNames.GREP, "GrepTool", "SearchFiles"),
+    ToolNames.GLOB: (ToolDisplayNames.GLOB, "GlobTool", "FindFiles"),
     ToolNames.LIST_DIRECTORY: (ToolDisplayNames.LIST_DIRECTORY, "ListFilesTool", "LS"),
     ToolNames.WEB_FETCH: (ToolDisplayNames.WEB_FETCH, "WebFetchTool"),
     ToolNames.WEB_SEARCH: (ToolDisplayNames.WEB_SEARCH, "WebSearchTool"),
-    ToolNames.TASK: ("Task", "Agent", "AgentTool"),
+    ToolNames.TASK: (ToolDisplayNames.TASK, "Agent", "AgentTool"),
 }
 
 
