@@ -163,6 +163,8 @@ CLI_LAZY = [
     "qwen_tools.contract.display",  # the display classes: for the tools that build them
     "qwen_tools.contract.confirmation",  # the prompts: for the calls that ask
     "decimal",  # Number.toFixed of a size in a message
+    "qwen_tools.fs.atomic",  # atomic writes (and their temp files): for what writes
+    "qwen_tools.fs.temp_files",
     # the other commands' parsers
     "qwen_tools.cli.run_args",
     "qwen_tools.cli.mcp_cmd",

@@ -36,7 +36,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from qwen_tools.contract.tool_names import ToolNames
-from qwen_tools.fs.atomic import write_bytes_atomic
 
 if TYPE_CHECKING:
     from qwen_tools.config.config import Config
@@ -209,6 +208,8 @@ def _write_private(path: Path, data: bytes, *, replace_link: bool = False) -> No
     With ``replace_link`` an existing entry at ``path`` (even a symlink) is replaced, never
     followed, and the new file always gets mode 0600.
     """
+    from qwen_tools.fs.atomic import write_bytes_atomic  # when something is saved, not at startup
+
     _make_private_dir(path.parent)
     if not replace_link:
         write_bytes_atomic(path, data, mode=_FILE_MODE)
