@@ -29,7 +29,7 @@ import datetime as _dt
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from qwen_tools.agent.environment import date_reminder, startup_reminder
+from qwen_tools.agent.environment import date_reminder, startup_reminder, wrap_system_reminder
 from qwen_tools.agent.events import (
     AgentEvent,
     EventHandler,
@@ -275,6 +275,12 @@ class AgentLoop:
             if self._startup is None:
                 self._startup = await asyncio.to_thread(startup_reminder, self.config)
             texts.append(self._startup)
+        if opening:
+            from qwen_tools.mcp.deferred_tools import deferred_tools_reminder
+
+            deferred = deferred_tools_reminder(self.registry)
+            if deferred is not None:
+                texts.append(wrap_system_reminder(deferred))
         if self._date_reminders:
             today = _dt.date.today()
             if opening or today != self._reminded:

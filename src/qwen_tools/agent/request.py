@@ -79,12 +79,17 @@ class RequestBuilder:
         self._tools = b""
 
     def _tools_fragment(self) -> bytes:
-        """``,"tools":[...]`` (empty without tools), re-encoded only when the tool set changes."""
+        """``,"tools":[...]`` (empty without tools), re-encoded only when the tool set changes.
+
+        Deferred tools hidden behind ``tool_search`` / ``tool_call`` are left out
+        (:mod:`qwen_tools.mcp.deferred_tools`)."""
         if self.registry is None:
             return b""
-        key = tuple(self.registry.get_all_tool_names())
+        from qwen_tools.mcp.deferred_tools import hidden_names, model_declarations
+
+        key = (*self.registry.get_all_tool_names(), "", *hidden_names(self.registry))
         if key != self._tools_key:
-            declarations = self.registry.export("openai")
+            declarations = model_declarations(self.registry, "openai")
             self._tools = b',"tools":' + encode_json(declarations) if declarations else b""
             self._tools_key = key
         return self._tools

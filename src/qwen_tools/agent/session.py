@@ -67,6 +67,9 @@ class AgentSession:
         self._context: ContextFiles | None = None
         self._prompt: str | None = None
         self.subagents = LoopSubagentRunner(self)
+        from qwen_tools.mcp.tool_bridge import enable_for_agent
+
+        enable_for_agent(config, registry)  # MCP tools behind tool_search / tool_call
         config.services.model.lend(content_generator=self.client, subagent_runner=self.subagents)
 
     @property

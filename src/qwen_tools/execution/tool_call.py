@@ -88,10 +88,21 @@ class PreparedCall:
 def prepare_call(
     registry: ToolRegistry, request: ToolCallRequest, signal: AbortSignal
 ) -> PreparedCall | CompletedToolCall:
-    """Look the tool up and validate the params (the reference's pre-execution checks)."""
+    """Look the tool up and validate the params (the reference's pre-execution checks).
+
+    A ``tool_call`` of the deferred-tool bridge becomes a call of the tool it names
+    (:func:`~qwen_tools.mcp.deferred_tools.resolve_deferred_tool_call`), or is refused.
+    """
     if signal.aborted:
         return cancelled(request, messages.CANCELLED_BEFORE_EXECUTION)
     request, too_deep = _admitted(request)
+    if request.name == "tool_call" and too_deep is None and "tool_call" in registry:
+        from qwen_tools.mcp.deferred_tools import BridgeRefusal, resolve_deferred_tool_call
+
+        resolved = resolve_deferred_tool_call(registry, request.args)
+        if isinstance(resolved, BridgeRefusal):
+            return failed(request, resolved.message, resolved.error_type)
+        request = replace(request, name=resolved[0], args=resolved[1])
     tool = registry.get_tool(request.name)
     if tool is None and (rule := registry.denied_rule(request.name)) is not None:
         message = denied_tool_message(request.name, rule)

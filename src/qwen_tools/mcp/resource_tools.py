@@ -108,6 +108,9 @@ async def live_connection(manager: McpManager, name: str) -> McpConnection:
 class _ResourceTool(BaseDeclarativeTool[dict[str, Any]]):
     """What both tools share: the manager, and a hook run after a server got connected."""
 
+    should_defer = True
+    """Offered through ``tool_search`` / ``tool_call`` when deferral is on (as 0.24.4)."""
+
     def __init__(
         self,
         manager: McpManager,
