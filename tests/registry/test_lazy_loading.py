@@ -165,6 +165,8 @@ CLI_LAZY = [
     "decimal",  # Number.toFixed of a size in a message
     "qwen_tools.fs.atomic",  # atomic writes (and their temp files): for what writes
     "qwen_tools.fs.temp_files",
+    "anyio",  # worker threads: a small file is read inline
+    "qwen_tools.registry.suggestions",  # "did you mean": for a name that is not registered
     # the other commands' parsers
     "qwen_tools.cli.run_args",
     "qwen_tools.cli.mcp_cmd",

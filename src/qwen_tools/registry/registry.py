@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from qwen_tools.contract.tool_factory import ToolFactory
 from qwen_tools.contract.tool_names import canonical_tool_name
-from qwen_tools.registry.suggestions import tool_not_found_message
 
 if TYPE_CHECKING:  # the tool contract is imported by the tools themselves, when built
     from qwen_tools.contract.declarative import BaseDeclarativeTool, FunctionDeclaration
@@ -172,6 +171,8 @@ class ToolRegistry:
         When a hint (:meth:`set_missing_tool_hint`) explains why ``name`` is missing (e.g. its
         MCP server failed to connect), the explanation replaces the suggestions.
         """
+        from qwen_tools.registry.suggestions import tool_not_found_message  # only when missing
+
         for hint in self._missing_hints.values():
             why = hint(name)
             if why:

@@ -41,8 +41,6 @@ import os
 import stat
 from typing import Any, ClassVar, Literal, TypedDict
 
-import anyio
-
 from qwen_tools.config.config import Config
 from qwen_tools.contract.abort import AbortSignal
 from qwen_tools.contract.declarative import BaseDeclarativeTool
@@ -193,6 +191,8 @@ class ReadFileInvocation(BaseToolInvocation[ReadFileParams]):
             inline = False
         if inline:
             return self._read()
+        import anyio.to_thread  # a small file is read inline: most calls never load it
+
         return await anyio.to_thread.run_sync(self._read)
 
     def _read(self) -> ToolResult:
