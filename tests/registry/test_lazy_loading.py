@@ -225,3 +225,10 @@ def test_the_session_id_is_a_uuid4(tmp_path: Path) -> None:
         parsed = uuid.UUID(hex=value)
         assert parsed.hex == value
         assert parsed.version == 4 and parsed.variant == uuid.RFC_4122
+
+
+def test_a_text_display_is_printed_without_the_display_classes(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("hello\n")
+    report = _cli_loaded(tmp_path, "call", "list_directory", json.dumps({"path": str(tmp_path)}))
+    assert report["code"] == 0
+    assert "qwen_tools.contract.display" not in report["loaded"]  # type: ignore[operator]

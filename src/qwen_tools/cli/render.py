@@ -43,6 +43,10 @@ def diff_renderable(diff: str) -> object:
 
 def print_display(console: Console, display: ToolResultDisplay | None, fallback: str) -> None:
     """Print a result's display value, or ``fallback`` when it has none."""
+    if display is None or isinstance(display, str):  # text: no display class needed
+        text = display if display is not None and display.strip() else fallback
+        console.print(text, markup=False, highlight=False, soft_wrap=True)
+        return
     from qwen_tools.contract.display import FileDiff, TodoListDisplay
 
     if isinstance(display, FileDiff):
@@ -51,12 +55,8 @@ def print_display(console: Console, display: ToolResultDisplay | None, fallback:
         marks = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]"}
         for todo in display.todos:
             console.print(f"{marks[todo.status]} {todo.content}", markup=False, highlight=False)
-    elif isinstance(display, str) and display.strip():
-        console.print(display, markup=False, highlight=False, soft_wrap=True)
-    elif display is not None and not isinstance(display, str):
-        console.print(str(display.to_dict()), markup=False, highlight=False)
     else:
-        console.print(fallback, markup=False, highlight=False, soft_wrap=True)
+        console.print(str(display.to_dict()), markup=False, highlight=False)
 
 
 def print_completed(completed: CompletedToolCall) -> None:
