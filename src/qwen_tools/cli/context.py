@@ -82,6 +82,7 @@ def open_session(
             mcp=mcp,
             name=name,
             exclude_tools=exclude_tools,
+            experimental_lsp=bool(getattr(args, "experimental_lsp", False)),
         )
     except SettingsError as exc:
         raise CliConfigError(str(exc)) from None

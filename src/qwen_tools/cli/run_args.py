@@ -66,5 +66,10 @@ def add_run_parser(
         help="stop after N model requests (default: model.maxSessionTurns, else no limit)",
     )
     run.add_argument("-m", "--model", help="model name (overrides OPENAI_MODEL and model.name)")
+    run.add_argument(
+        "--experimental-lsp",
+        action="store_true",
+        help="offer the lsp tool (language servers of .lsp.json / lspServers), as lsp.enabled",
+    )
     add_workspace_options(run)
     return run

@@ -5,6 +5,8 @@
   that need one (``web_fetch`` summarises with it, ``task`` runs subagents with it). Without an
   agent both are ``None`` and those tools do without (``web_fetch`` returns the page, ``task``
   says no model is configured).
+* ``lsp`` — :class:`LspAccess`: the session's language servers (:mod:`qwen_tools.lsp`), built
+  when the ``lsp`` tool first needs them and shut down with the session.
 
 ``Config`` itself has no attribute anyone sets after it was built: an agent lends its client
 and subagent runner through :meth:`ModelAccess.lend` for as long as it runs and takes them back
@@ -13,16 +15,18 @@ with :meth:`ModelAccess.withdraw`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from qwen_tools.config.file_service import FileDiscoveryService
 
 if TYPE_CHECKING:
+    from qwen_tools.lsp.service import LspService
     from qwen_tools.model.protocol import ContentGenerator
     from qwen_tools.subagents.protocol import SubagentRunner
 
-__all__ = ["ConfigServices", "ModelAccess"]
+__all__ = ["ConfigServices", "LspAccess", "ModelAccess"]
 
 
 class ModelAccess:
@@ -67,9 +71,44 @@ class ModelAccess:
             self._runner = None
 
 
+class LspAccess:
+    """The session's language servers: built on first use, closed with the session."""
+
+    def __init__(self) -> None:
+        self._service: LspService | None = None
+        self._enabled = False
+
+    @property
+    def enabled(self) -> bool:
+        """Whether :meth:`enable` turned LSP on (whatever ``lsp.enabled`` says)."""
+        return self._enabled
+
+    def enable(self) -> None:
+        """Turn LSP on for the session, as ``--experimental-lsp`` does."""
+        self._enabled = True
+
+    def service(self, build: Callable[[], LspService]) -> LspService:
+        """The session's :class:`~qwen_tools.lsp.service.LspService` (``build`` makes it once)."""
+        if self._service is None:
+            self._service = build()
+        return self._service
+
+    @property
+    def active(self) -> LspService | None:
+        """The service, when one was built."""
+        return self._service
+
+    async def aclose(self) -> None:
+        """Shut the servers down (their process trees ended); a later call builds afresh."""
+        service, self._service = self._service, None
+        if service is not None:
+            await service.manager.aclose()
+
+
 @dataclass(frozen=True)
 class ConfigServices:
     """What a session's ``Config`` owns besides settings and state."""
 
     file_service: FileDiscoveryService
     model: ModelAccess = field(default_factory=ModelAccess)
+    lsp: LspAccess = field(default_factory=LspAccess)

@@ -41,6 +41,7 @@ class ToolNames:
     ENTER_PLAN_MODE: Final = "enter_plan_mode"
     EXIT_PLAN_MODE: Final = "exit_plan_mode"
     WEB_SEARCH: Final = "web_search"
+    LSP: Final = "lsp"
 
 
 class ToolDisplayNames:
@@ -62,6 +63,7 @@ class ToolDisplayNames:
     ENTER_PLAN_MODE: Final = "EnterPlanMode"
     EXIT_PLAN_MODE: Final = "ExitPlanMode"
     WEB_SEARCH: Final = "WebSearch"
+    LSP: Final = "Lsp"
 
 
 LEGACY_TOOL_NAMES: Final[dict[str, str]] = {

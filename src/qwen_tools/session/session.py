@@ -73,6 +73,7 @@ class Session:
         env: Mapping[str, str] | None = None,
         read_saved_output: bool = True,
         workspace: WorkspaceContext | None = None,
+        experimental_lsp: bool = False,
     ) -> None:
         """Load the settings for ``cwd`` (or use ``config``); nothing is started yet.
 
@@ -82,7 +83,8 @@ class Session:
         :class:`ToolContext`); ``exclude_tools``: built-ins to leave out; ``name``: a named
         session, kept under the Qwen runtime directory and locked while this one is open;
         ``workspace``: the directories the tools may use, narrower than ``cwd`` (a serve client's
-        roots); the settings are still those of ``cwd``.
+        roots); the settings are still those of ``cwd``; ``experimental_lsp``: offer the ``lsp``
+        tool as ``lsp.enabled`` does (Qwen Code's ``--experimental-lsp``).
         Raises :class:`~qwen_tools.SettingsError` on bad settings.
         """
         mode = (
@@ -108,6 +110,8 @@ class Session:
                 )
             elif mode is not None:
                 config.approval_mode = mode
+            if experimental_lsp:
+                config.services.lsp.enable()
             if read_saved_output:
                 from qwen_tools.execution.persisted_output import allow_reading_saved_output
 
@@ -247,13 +251,15 @@ class Session:
                 from qwen_tools.session.hook_events import session_end
 
                 await session_end(self.config)
-            if self._manager is not None or self.state.background_shells.list():
+            lsp = self.config.services.lsp
+            if self._manager is not None or self.state.background_shells.list() or lsp.active:
                 import anyio  # only when there is something to stop: opening stays cheap
 
                 with anyio.CancelScope(shield=True):
                     await self.state.background_shells.stop_all()
                     if self._manager is not None:
                         await self._manager.aclose()
+                    await lsp.aclose()  # the language servers and their process trees
         finally:
             self._save_named()
 

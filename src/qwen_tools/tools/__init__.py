@@ -34,6 +34,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from qwen_tools.config.config import Config
+from qwen_tools.config.lsp_settings import lsp_enabled
 from qwen_tools.config.web_settings import resolve_web_search
 from qwen_tools.contract.tool_factory import ToolFactory
 from qwen_tools.contract.tool_names import ToolNames
@@ -105,6 +106,7 @@ _TOOLS: dict[str, tuple[str, str]] = {
     ToolNames.ENTER_PLAN_MODE: ("enter_plan_mode", "EnterPlanModeTool"),
     ToolNames.EXIT_PLAN_MODE: ("exit_plan_mode", "ExitPlanModeTool"),
     ToolNames.WEB_SEARCH: ("web_search.tool", "WebSearchTool"),
+    ToolNames.LSP: ("lsp.tool", "LspTool"),
 }
 _PARAMS: dict[str, str] = {
     # params type: the module that defines it
@@ -203,6 +205,11 @@ def builtin_tool_factories(config: Config) -> list[ToolFactory]:
     if resolve_web_search(config.settings.web.search, None) is not None:
         # web_search is registered when some provider is configured (web_search_enabled)
         names.append(ToolNames.WEB_SEARCH)
+    if lsp_enabled(config):
+        from qwen_tools.tools.lsp.enabled import lsp_server_configs
+
+        if lsp_server_configs(config):  # lsp.enabled (or --experimental-lsp) and a server
+            names.append(ToolNames.LSP)
     return [_builder(config, name) for name in names]
 
 

@@ -31,6 +31,11 @@ def add_chat_parser(
         help="approval mode (default: from settings, else 'default'; /mode changes it)",
     )
     chat.add_argument("-m", "--model", help="model name (overrides OPENAI_MODEL and model.name)")
+    chat.add_argument(
+        "--experimental-lsp",
+        action="store_true",
+        help="offer the lsp tool (language servers of .lsp.json / lspServers), as lsp.enabled",
+    )
     add_workspace_options(chat)
     return chat
 
