@@ -9,5 +9,6 @@
 * :mod:`.prompt`, :mod:`.context` — the system prompt and the context files (``QWEN.md``,
   ``AGENTS.md``); :mod:`.environment`, :mod:`.folder_structure` — the reminders that open a
   conversation;
-* :mod:`.subagents` — :class:`LoopSubagentRunner`: nested loops for the ``task`` tool.
+* :mod:`.subagents` — :class:`LoopSubagentRunner`: nested loops for the ``task`` tool;
+* :mod:`.hooks` — the agent's hook points: ``UserPromptSubmit``, ``Stop``, ``SubagentStop``.
 """

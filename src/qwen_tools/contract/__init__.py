@@ -1,6 +1,7 @@
 """The tool contract, as in Qwen Code's ``tools.ts``: what every tool is and returns.
 
-* a tool: :mod:`.declarative` (:class:`BaseDeclarativeTool`: name, schema, validation, building
+* a tool: :mod:`.tool_names` (every built-in's name, display name and legacy names),
+  :mod:`.declarative` (:class:`BaseDeclarativeTool`: name, schema, validation, building
   an invocation), :mod:`.model_tool` (params as a pydantic model), :mod:`.tool_factory` (built
   on first use), :mod:`.kinds`, :mod:`.modifiable` (edit in an external editor);
 * a call: :mod:`.invocation` (description, locations, confirmation, execution with an abort

@@ -1,14 +1,14 @@
 """Hooks: the user's commands that Qwen Code 0.24.4 runs at points of a session.
 
-* `gate` — :func:`~.gate.hooks_for`: the session's hooks, or ``None`` when none is configured
+* :mod:`.gate` — :func:`~.gate.hooks_for`: the session's hooks, or ``None`` when none is configured
   (then nothing else here is imported);
-* `settings` — the ``hooks`` settings (events, matchers, command hooks);
-* `matcher` — which hook definitions a tool name, source or reason selects;
-* `runner` — one command hook as a subprocess: the event JSON on stdin, a timeout, its process
+* :mod:`.settings` — the ``hooks`` settings (events, matchers, command hooks);
+* :mod:`.matcher` — which hook definitions a tool name, source or reason selects;
+* :mod:`.runner` — one command hook as a subprocess: the event JSON on stdin, a timeout, its process
   tree ended on every path, its exit code and output read as the reference reads them;
-* `output` — a hook's JSON output and the merge of several hooks' outputs;
-* `system` — firing an event: the common input fields, the matching hooks (in parallel or in
+* :mod:`.output` — a hook's JSON output and the merge of several hooks' outputs;
+* :mod:`.system` — firing an event: the common input fields, the matching hooks (in parallel or in
   order), the merged answer; fire-and-forget events are tracked and awaited when the session
   closes;
-* `events` — the events as the rest of the package uses them (PreToolUse decisions, texts).
+* :mod:`.events` — the events as the rest of the package uses them (PreToolUse decisions, texts).
 """

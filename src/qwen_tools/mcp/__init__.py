@@ -12,6 +12,10 @@
 * :mod:`.tool` — :class:`McpTool`, the declarative tool wrapping one server tool;
 * :mod:`.registration` — putting those tools into a :class:`~qwen_tools.ToolRegistry`;
 * :mod:`.on_demand` — servers connected only when one of their tools is asked for;
+* :mod:`.resource_tools`, :mod:`.resource_content` — ``read_mcp_resource`` and
+  ``list_mcp_resources``: a server's resources, as the model reads them;
+* :mod:`.deferred_tools`, :mod:`.tool_bridge` — MCP tools kept out of the declarations and
+  reached through ``tool_search`` / ``tool_call``, as 0.24.4 offers them;
 * :mod:`.sdk_logs` — the SDK's tracebacks moved to the debug log.
 
 Nothing here imports the ``mcp`` SDK at import time (it is the optional ``mcp`` extra); the

@@ -4,7 +4,8 @@
   ``chat``) and the library open;
 * :mod:`.named` — named sessions kept between commands (``qwen-tools call --session NAME``);
 * :mod:`.default_registry` — the tools a session starts with: the built-ins (each built on first
-  use), then the ``tools.discoveryCommand`` tools, as the settings allow.
+  use), then the ``tools.discoveryCommand`` tools, as the settings allow;
+* :mod:`.hook_events` — the ``SessionStart`` and ``SessionEnd`` hooks.
 
 The tools' view of a session is :class:`~qwen_tools.function_tools.context.ToolContext`.
 """

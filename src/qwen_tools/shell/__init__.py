@@ -6,6 +6,7 @@
   :mod:`.sed_awk`, :mod:`.readonly_paths`, :mod:`.git_config_risk`;
 * what permission rules see of a command: :mod:`.command_words`, :mod:`.virtual_ops`;
   :mod:`.rules` — the rule suggested for it;
-* running it: :mod:`.guards` (validation), :mod:`.execution`, :mod:`.output`, :mod:`.background`
+* running it: :mod:`.guards` (validation), :mod:`.execution`, :mod:`.command_run` (a command
+  to its end in its own process group: stdin, caps, timeout, abort), :mod:`.output`, :mod:`.background`
   (background shells), :mod:`.sandbox` (the optional bubblewrap sandbox).
 """

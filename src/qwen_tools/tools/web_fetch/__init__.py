@@ -1,6 +1,6 @@
 """``web_fetch``: fetch a URL and hand its content to the model.
 
-* :mod:`.tool` — the tool; :mod:`.entry` — one fetch, from the URL to the text, and the
+* :mod:`.tool` — the tool; :mod:`.params` — :class:`WebFetchParams`; :mod:`.entry` — one fetch, from the URL to the text, and the
   session's cache;
 * :mod:`.address` — which addresses may be fetched (private networks refused, checked per
   connection);
