@@ -23,7 +23,7 @@ from qwen_tools._version import __version__
 from qwen_tools.cli.exit_codes import EXIT_INTERRUPTED, EXIT_USAGE
 
 APPROVAL_MODES = ("plan", "default", "auto-edit", "yolo")
-COMMANDS = ("tools", "schema", "call", "serve", "run", "mcp", "chat")
+COMMANDS = ("tools", "schema", "call", "serve", "run", "mcp", "chat", "rollout")
 EXPORT_FORMATS = ("openai", "openai-strict", "anthropic", "gemini", "mcp")
 
 
@@ -119,6 +119,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         from qwen_tools.cli.chat import add_chat_parser
 
         add_chat_parser(sub, _add_workspace_options, APPROVAL_MODES)
+    if only in (None, "rollout"):
+        from qwen_tools.cli.rollout_cmd import add_rollout_parser
+
+        add_rollout_parser(sub, APPROVAL_MODES)
     return parser
 
 
@@ -264,6 +268,10 @@ def _dispatch(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         from qwen_tools.cli.chat import run_chat
 
         return run_chat(args)
+    if args.command == "rollout":
+        from qwen_tools.cli.rollout_cmd import run_rollout
+
+        return run_rollout(args)
     parser.error(f"unknown command {args.command!r}")
     return EXIT_USAGE  # pragma: no cover - parser.error exits
 

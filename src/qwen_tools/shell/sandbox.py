@@ -15,6 +15,11 @@ All capabilities are dropped: bwrap run as root would otherwise keep them, and a
 killed by a signal makes bwrap exit with ``128 + signal`` (e.g. 137), not by the signal itself.
 Daemons a command starts with ``&`` end when the command ends (the namespace goes away).
 
+Many sessions in one process (:mod:`qwen_tools.pool`): :func:`confine_workspaces` makes every
+policy built here afterwards hide a directory that holds them all (an empty ``tmpfs`` over it)
+and give ``/tmp`` a private ``tmpfs``: a command then writes only its own workspace and its own
+temp dir, and cannot read another session's files.
+
 This is beyond Qwen Code 0.24.4's Linux behaviour (which runs shell commands unsandboxed).
 """
 
@@ -33,6 +38,7 @@ __all__ = [
     "SandboxPolicy",
     "SandboxUnavailable",
     "bwrap_path",
+    "confine_workspaces",
     "wrap_command",
 ]
 
@@ -59,6 +65,10 @@ class SandboxPolicy:
 
     writable_dirs: tuple[str, ...]
     allow_network: bool = False
+    hidden_dirs: tuple[str, ...] = ()
+    """Covered by an empty ``tmpfs`` (before the writable binds, which may lie inside)."""
+    private_tmp: bool = False
+    """``/tmp`` is a fresh ``tmpfs`` of this command's own, not the host's."""
 
     @classmethod
     def for_workspace(
@@ -72,8 +82,22 @@ class SandboxPolicy:
         dirs = [os.fspath(d) for d in workspace_dirs]
         if project_temp_dir is not None:
             dirs.append(os.fspath(project_temp_dir))
+        if _confined_root is not None:
+            return cls(tuple(dict.fromkeys(dirs)), allow_network, (_confined_root,), True)
         dirs.extend((tempfile.gettempdir(), "/tmp"))
         return cls(tuple(dict.fromkeys(dirs)), allow_network)
+
+
+_confined_root: str | None = None
+
+
+def confine_workspaces(root: str | os.PathLike[str] | None) -> None:
+    """From now on (in this process) hide ``root`` from sandboxed commands, except the
+    command's own workspace and temp dir, and give each command a private ``/tmp``;
+    ``None`` undoes it. For a process hosting many sessions whose directories are under ``root``.
+    """
+    global _confined_root
+    _confined_root = None if root is None else os.path.realpath(os.fspath(root))
 
 
 _probe_errors: dict[str, str] = {}
@@ -127,7 +151,12 @@ def wrap_command(argv: list[str], policy: SandboxPolicy, *, cwd: str | None = No
     path = bwrap_path()
     if path is None:
         raise SandboxUnavailable(_unavailable_reason())
-    args = [path, *_BASE_ARGS, *_writable_binds(policy.writable_dirs), *_ISOLATION_ARGS]
+    args = [path, *_BASE_ARGS]
+    if policy.private_tmp:
+        args += ["--tmpfs", "/tmp"]
+    for hidden in sorted(os.path.realpath(d) for d in policy.hidden_dirs):
+        args += ["--tmpfs", hidden]
+    args += [*_writable_binds(policy.writable_dirs), *_ISOLATION_ARGS]
     if not policy.allow_network:
         args.append("--unshare-net")
     if cwd is not None:

@@ -1,0 +1,29 @@
+"""Many tool sessions at once: a :class:`SessionPool` of Ray worker actors, each hosting many
+:class:`~qwen_tools.Session` objects with a workspace of their own made from a template.
+
+Needs the ``ray`` extra (``pip install 'qwen-tools[ray]'``) for the pool itself;
+:class:`SessionHost` (the sessions of one process, which each worker wraps) works without it.
+
+```python
+pool = SessionPool(workers=4)  # on the Ray cluster ray.init() joined
+template = Template.from_directory("repo/")
+sid = pool.open(template, approval_mode="yolo")
+done = pool.call(sid, "run_shell_command", {"command": "make test"})
+print(done.response_text, pool.diff(sid))
+pool.close(sid)
+```
+"""
+
+from qwen_tools.pool.errors import PoolError, SessionLost
+from qwen_tools.pool.host import SessionHost
+from qwen_tools.pool.template import Template
+
+__all__ = ["PoolError", "SessionHost", "SessionLost", "SessionPool", "Template"]
+
+
+def __getattr__(name: str) -> object:
+    if name == "SessionPool":  # imports ray only when asked for
+        from qwen_tools.pool.pool import SessionPool
+
+        return SessionPool
+    raise AttributeError(name)

@@ -1,0 +1,90 @@
+"""``PoolWorker``: the body of one Ray worker actor, a :class:`~.host.SessionHost` behind async
+methods. The pool makes it a Ray actor class (``ray.remote(PoolWorker)``); this module does not
+import Ray.
+
+Each worker keeps its sessions under ``<base>/<worker name>`` and clears that directory when it
+starts, so a worker Ray restarts after a crash does not inherit the dead one's workspaces (its
+sessions are lost: calls for them raise :class:`~.errors.SessionLost`).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from qwen_tools.execution.call_types import CompletedToolCall, ToolCallRequest
+from qwen_tools.pool.host import SessionHost
+from qwen_tools.pool.template import Template
+
+__all__ = ["PoolWorker"]
+
+
+class PoolWorker:
+    """Many sessions in one worker process (one Ray async actor)."""
+
+    def __init__(
+        self,
+        name: str,
+        base: str | None = None,
+        settings: Mapping[str, Any] | None = None,
+        sandbox: bool | None = None,
+    ) -> None:
+        root = Path(base or tempfile.gettempdir()) / f"qwen-pool-{name}"
+        shutil.rmtree(root, ignore_errors=True)
+        self.host = SessionHost(root, settings=settings, sandbox=sandbox)
+
+    async def info(self) -> dict[str, Any]:
+        """The worker's pid, node, session count and whether its shells are sandboxed."""
+        import socket
+
+        return {
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+            "sessions": len(self.host),
+            "sandboxed": self.host.sandboxed,
+            "root": str(self.host.root),
+        }
+
+    async def has_template(self, template_id: str) -> bool:
+        """Whether the template's archive is already here."""
+        return self.host.has_template(template_id)
+
+    async def open(self, template: Template, approval_mode: str | None, session_id: str) -> str:
+        """Open a session (fetching the template's archive from the object store if needed)."""
+        fetch = template.kind == "tar" and not isinstance(template.data, bytes)
+        if fetch and not self.host.has_template(template.id):
+            template = template.with_data(await template.data)
+        return await self.host.open(template, approval_mode=approval_mode, session_id=session_id)
+
+    async def call(
+        self, session_id: str, name: str, args: Mapping[str, Any] | None, call_id: str
+    ) -> CompletedToolCall:
+        """One tool call on a session of this worker."""
+        return await self.host.call(session_id, name, args, call_id)
+
+    async def batch(
+        self, session_id: str, requests: Sequence[ToolCallRequest]
+    ) -> list[CompletedToolCall]:
+        """One batch of tool calls on a session of this worker."""
+        return await self.host.batch(session_id, requests)
+
+    async def diff(self, session_id: str) -> str:
+        """The session's changes against its template."""
+        return await self.host.diff(session_id)
+
+    async def run(self, session_id: str, fn: Callable[..., Awaitable[Any]], *args: Any) -> Any:
+        """``await fn(session, workspace, *args)`` in this worker."""
+        return await self.host.run(session_id, fn, *args)
+
+    async def close(self, session_id: str) -> None:
+        """Close a session of this worker."""
+        await self.host.close(session_id)
+
+    async def shutdown(self) -> None:
+        """Close every session and remove the worker's directory."""
+        await self.host.aclose()
+        shutil.rmtree(self.host.root, ignore_errors=True)

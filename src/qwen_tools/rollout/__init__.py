@@ -1,0 +1,11 @@
+"""Rollouts: the agent loop on many tasks (a prompt and a workspace template each), locally with
+asyncio or on a Ray :class:`~qwen_tools.pool.SessionPool`, one JSON record per task.
+
+``qwen-tools rollout TASKS.jsonl --concurrency N [--ray ADDRESS] --output OUT.jsonl`` is the
+command; :class:`RolloutRunner` is the library form.
+"""
+
+from qwen_tools.rollout.runner import RolloutRunner
+from qwen_tools.rollout.tasks import RolloutTask, load_tasks, written_ids
+
+__all__ = ["RolloutRunner", "RolloutTask", "load_tasks", "written_ids"]
