@@ -6,6 +6,7 @@
   (writing a setting back);
 * MCP servers beyond ``mcpServers``: :mod:`.project_mcp` (a project's ``.mcp.json``),
   :mod:`.mcp_approvals` (the approvals a gated server needs before it first runs);
+* :mod:`.lsp_settings` — ``lsp.enabled`` and ``lspServers``;
 * the workspace: :mod:`.workspace` (the directories tools may touch), :mod:`.ignore_rules` and
   :mod:`.file_service` (``.gitignore``/``.qwenignore`` filtering);
 * :mod:`.config` — :class:`Config`: the immutable settings, the session's mutable state

@@ -8,8 +8,14 @@
   diagnostics it published;
 * :mod:`.manager` — :class:`~.manager.LspManager`: starts a server on first use per language,
   keeps it for the session, restarts it when it died, shuts them all down with the session;
+* :mod:`.client_setup` — what our client tells a server about itself, and how it answers the
+  server's requests;
+* :mod:`.service` — :class:`~.service.LspService`: the ``lsp`` tool's operations, asked of the
+  right servers;
 * :mod:`.normalize` — server answers turned into the reference's plain shapes (locations,
-  symbols, call hierarchy items, diagnostics with their labels).
+  symbols, call hierarchy items, diagnostics with their labels);
+* :mod:`.call_items` — call hierarchy items handed to the model signed, so a stale or forged
+  one is refused.
 
 ``pygls`` is imported only when a server is started (``pip install 'qwen-tools[lsp]'``).
 """

@@ -15,6 +15,8 @@
 * :class:`EnterPlanModeTool` / :class:`ExitPlanModeTool` — ``enter_plan_mode`` / ``exit_plan_mode``
 * :class:`WebFetchTool` — ``web_fetch`` (``WebFetch``, ``fetch``)
 * :class:`WebSearchTool` — ``web_search`` (``WebSearch``, ``search``): when a provider is configured
+* :class:`LspTool` — ``lsp`` (``Lsp``, ``other``): when LSP is enabled and a language server is
+  configured (:mod:`qwen_tools.lsp`)
 
 A tool's package holds the tool (``tool.py``), its typed params (``params.py``, where they are
 typed) and the engines only it uses (``grep/``: ripgrep and the Python engine; ``web_fetch/``:
