@@ -196,6 +196,19 @@ def _add_serve_parser(sub: Any) -> None:
         help="HTTP: refuse new client sessions while N are open (default: 100)",
     )
     serve.add_argument(
+        "--stateless",
+        action="store_true",
+        help=(
+            "HTTP: no Mcp-Session-Id; every request stands alone and gets a fresh session "
+            "(for a load balancer without session affinity)"
+        ),
+    )
+    serve.add_argument(
+        "--json-response",
+        action="store_true",
+        help="HTTP: answer with one JSON body instead of an SSE stream (no progress)",
+    )
+    serve.add_argument(
         "--approval-mode",
         choices=APPROVAL_MODES,
         help="approval mode (default: from settings, else 'default')",

@@ -12,6 +12,9 @@ when one of its calls needs them; it is closed, and its processes stopped, when 
 it (DELETE), its transport closes or it stays idle for ``--session-idle-timeout`` seconds.
 ``--max-sessions`` bounds how many are open at once (beyond it, opening one is refused with a
 JSON-RPC error, HTTP 503). Over stdio there is one client: it uses the server's session.
+``--stateless`` drops the ``Mcp-Session-Id``: every request stands alone (any of several
+processes behind a load balancer may answer it) and gets a fresh session, closed with its
+answer; ``--json-response`` answers with one JSON body instead of an SSE stream.
 
 Exit codes: 0 the server stopped (the client closed stdin, or SIGINT/SIGTERM); 2 the ``mcp``
 extra is missing or the port cannot be bound; 3 settings error.
@@ -152,6 +155,8 @@ async def _serve(session: Session, args: argparse.Namespace, parent: int) -> Non
                     announce=_announce,
                     idle_timeout=getattr(args, "session_idle_timeout", DEFAULT_IDLE_TIMEOUT_S),
                     max_sessions=getattr(args, "max_sessions", DEFAULT_MAX_SESSIONS),
+                    stateless=bool(getattr(args, "stateless", False)),
+                    json_response=bool(getattr(args, "json_response", False)),
                 )
         finally:
             await app.shutdown()

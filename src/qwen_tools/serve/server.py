@@ -62,16 +62,15 @@ from qwen_tools.contract.well_formed import to_well_formed
 from qwen_tools.execution.call_types import ToolCallRequest
 from qwen_tools.execution.scheduler import ToolCallEvent, ToolScheduler
 from qwen_tools.fs.read_cache import FileReadCache
-from qwen_tools.registry.exporters import to_mcp_tools
 from qwen_tools.serve.content import call_result
 from qwen_tools.serve.roots import RootsRefused, client_roots
+from qwen_tools.serve.tool_list import ToolExports
 from qwen_tools.serve.wire_text import well_formed_result
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
 
     from qwen_tools.config.config import Config
-    from qwen_tools.contract.declarative import BaseDeclarativeTool
     from qwen_tools.execution.call_types import CompletedToolCall
     from qwen_tools.mcp.manager import McpManager
     from qwen_tools.registry.registry import ToolRegistry
@@ -105,7 +104,8 @@ class _ProgressRelay:
     """Forwards live output to the client, one notification at a time, latest value wins.
 
     ``push`` may be called from any thread; ``run`` sends from the server's event loop, so a slow
-    client never blocks the tool (intermediate outputs are skipped, never queued).
+    client never blocks the tool (intermediate outputs are skipped, never queued). The sending
+    task starts with the first output (most calls have none) and ends with :meth:`close`.
     """
 
     def __init__(self, send: ProgressSender) -> None:
@@ -114,6 +114,8 @@ class _ProgressRelay:
         self._wake = asyncio.Event()
         self._latest: tuple[float | None, float | None, str | None] | None = None
         self._count = 0
+        self._task: asyncio.Task[None] | None = None
+        self._closed = False
 
     def push(self, output: ToolResultDisplay) -> None:
         if isinstance(output, str):
@@ -127,8 +129,18 @@ class _ProgressRelay:
         self._loop.call_soon_threadsafe(self._set, item)
 
     def _set(self, item: tuple[float | None, float | None, str | None]) -> None:
+        if self._closed:
+            return
         self._latest = item
         self._wake.set()
+        if self._task is None:
+            self._task = self._loop.create_task(self.run())
+
+    def close(self) -> None:
+        """Stop sending (an output not sent yet is dropped)."""
+        self._closed = True
+        if self._task is not None:
+            self._task.cancel()
 
     async def run(self) -> None:
         while True:
@@ -189,6 +201,7 @@ class ToolServer:
         """The client sessions open right now."""
         self.cancel_grace_s = cancel_grace_s
         self.scheduler = ToolScheduler(registry, config, confirm=None)
+        self._exports = ToolExports(registry)
         self.scheduler.subscribe(self._on_event)
         self._ids = itertools.count(1)
         self._relays: dict[str, _ProgressRelay] = {}
@@ -264,27 +277,13 @@ class ToolServer:
             "Calls that need the user's approval in this mode are refused."
         )
 
-    def _export(self, tool: BaseDeclarativeTool[Any]) -> dict[str, Any] | None:
-        try:
-            (entry,) = to_mcp_tools(
-                [tool.schema], {tool.name: tool.kind}, titles={tool.name: tool.display_name}
-            )
-        except ValueError as exc:
-            logger.warning("tool %s is not offered over MCP: %s", tool.name, exc)
-            return None
-        return entry
-
     def tools(self) -> list[types.Tool]:
-        """The ``tools/list`` entries, sorted by name."""
-        tools = sorted(self.registry.get_all_tools(), key=lambda t: t.name)
-        exported = (self._export(tool) for tool in tools)
-        return [types.Tool.model_validate(entry) for entry in exported if entry is not None]
+        """The ``tools/list`` entries, sorted by name (:class:`.tool_list.ToolExports`)."""
+        return self._exports.tools()
 
     def input_schema(self, name: str) -> dict[str, Any] | None:
         """The exported input schema of ``name`` (``None`` for an unknown tool)."""
-        tool = self.registry.get_tool(name)
-        entry = self._export(tool) if tool is not None else None
-        return entry["inputSchema"] if entry is not None else None
+        return self._exports.input_schema(name)
 
     async def _list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -324,16 +323,14 @@ class ToolServer:
         task = asyncio.ensure_future(scheduler.schedule([request], controller.signal))
         self._running[call_id] = (controller, task)
         try:
-            async with anyio.create_task_group() as group:
-                if relay is not None:
-                    group.start_soon(relay.run)
-                await asyncio.shield(task)
-                group.cancel_scope.cancel()
+            await asyncio.shield(task)
         except BaseException:
             controller.abort(CANCEL_REASON)
             await self._wind_down(task)
             raise
         finally:
+            if relay is not None:
+                relay.close()
             self._relays.pop(call_id, None)
             self._running.pop(call_id, None)
         (completed,) = task.result()

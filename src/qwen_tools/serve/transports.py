@@ -173,12 +173,17 @@ async def serve_http(
     announce: Callable[[str], None] | None = None,
     idle_timeout: float | None = 30 * 60.0,
     max_sessions: int | None = 100,
+    stateless: bool = False,
+    json_response: bool = False,
 ) -> None:
     """Serve ``app`` over streamable HTTP at ``http://host:port/mcp`` until a stop signal.
 
     ``announce`` receives the endpoint URL once the socket listens. A client session idle for
     ``idle_timeout`` seconds is closed; at most ``max_sessions`` are open at once (the SDK
     refuses one more with a JSON-RPC error, HTTP 503); ``None`` lifts either bound.
+    ``stateless``: no ``Mcp-Session-Id``, every request is served on its own (so by any of several
+    processes behind a load balancer) and gets a fresh session; ``json_response``: answers are
+    one JSON body instead of an SSE stream (no progress notifications then).
     """
     import uvicorn
 
@@ -204,6 +209,8 @@ async def serve_http(
             transport_security=transport_security(host, bound_port),
             session_idle_timeout=idle_timeout,
             max_sessions=max_sessions,
+            stateless_http=stateless,
+            json_response=json_response,
         )
         config = uvicorn.Config(
             RepairingHttpApp(starlette_app),  # see .wire_text
