@@ -135,6 +135,7 @@ if TYPE_CHECKING:  # the static view of the lazy exports below
     )
     from qwen_tools.function_tools.context import ToolContext as ToolContext
     from qwen_tools.function_tools.function_tool import FunctionTool as FunctionTool, tool as tool
+    from qwen_tools.function_tools.running import check_cancelled as check_cancelled
     from qwen_tools.mcp.manager import McpManager as McpManager
     from qwen_tools.model.client import ChatClient as ChatClient
     from qwen_tools.model.errors import ModelError as ModelError, ModelHTTPError as ModelHTTPError
@@ -208,6 +209,7 @@ _EXPORTS: dict[str, str] = {
     "ModelDeclarativeTool": "contract.model_tool",
     "FunctionTool": "function_tools.function_tool",
     "tool": "function_tools.function_tool",
+    "check_cancelled": "function_tools.running",
     "validate_params": "contract.validation",
     "function_response_for_result": "contract.function_response",
     "convert_to_function_response": "contract.function_response",
@@ -366,6 +368,7 @@ __all__ = [
     "__version__",
     "build_registry",
     "canonical_tool_name",
+    "check_cancelled",
     "convert_to_function_response",
     "function_response_for_result",
     "is_modifiable",

@@ -1,9 +1,6 @@
 """Tools written as Python functions: the ``@tool`` decorator, ``FunctionTool``, ``ToolContext``.
 
-* :mod:`.function_tool` — ``@tool`` and :class:`FunctionTool`: a plain function (sync or async)
-  as a tool, its schema from the signature and docstring;
-* :mod:`.context` — :class:`ToolContext`: what such a function may receive from the session
-  running it.
-
-Everything here is exported from :mod:`qwen_tools`.
+``function_tool`` makes the tool from the signature and docstring, ``returns`` turns the return
+value into what the model reads, ``running`` runs the function (timeouts, cancellation, worker
+threads, ``check_cancelled``). Everything public here is exported from :mod:`qwen_tools`.
 """

@@ -1,9 +1,11 @@
 """``@tool`` and ``FunctionTool``: a plain Python function (sync or async) as a tool.
 
-The parameters' schema comes from the signature and the Google-style docstring; ``signal`` and
-``update_output`` parameters receive the call's abort signal and live-output callback, and a
-parameter annotated :class:`~qwen_tools.ToolContext` receives the session's context. All three
-are left out of the schema.
+The parameters' schema comes from the signature and the Google-style docstring. A parameter
+named ``signal`` (or annotated :class:`~qwen_tools.AbortSignal`) receives the call's abort
+signal, one named ``update_output`` (or annotated :data:`~qwen_tools.UpdateOutput`) a callback
+for live output, and one annotated :class:`~qwen_tools.ToolContext` the session's context; all
+three are left out of the schema. What the return value becomes is in :mod:`.returns`; timeouts,
+cancellation and worker threads are in :mod:`.running`.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import copy
 import inspect
 import json
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, cast, get_type_hints
 
 from qwen_tools.contract.abort import AbortSignal
@@ -21,18 +23,19 @@ from qwen_tools.contract.errors import ToolErrorType
 from qwen_tools.contract.invocation import BaseToolInvocation, ToolInvocation, UpdateOutput
 from qwen_tools.contract.kinds import Kind
 from qwen_tools.contract.model_tool import ModelDeclarativeTool
-from qwen_tools.contract.parts import Part
 from qwen_tools.contract.results import ToolResult
 from qwen_tools.function_tools.context import ToolContext
+from qwen_tools.function_tools.returns import as_result
+from qwen_tools.function_tools.running import run_function
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
 
-ToolFunctionResult = str | ToolResult | Part | list[str | Part] | None
-ToolFunction = Callable[..., ToolFunctionResult | Awaitable[ToolFunctionResult]]
+ToolFunction = Callable[..., Any]
+"""A function made into a tool: sync or async, returning anything :mod:`.returns` accepts."""
 
-_INJECTED = {"signal", "update_output"}
+_SIGNAL, _OUTPUT = "signal", "update_output"
 
 
 def _docstring_parts(doc: str | None) -> tuple[str, dict[str, str]]:
@@ -57,22 +60,57 @@ def _docstring_parts(doc: str | None) -> tuple[str, dict[str, str]]:
     return summary.strip(), args
 
 
+class _Display:
+    """Stands for ``ToolResultDisplay`` when annotations are resolved (it is not imported here)."""
+
+
+_RESOLVED_UPDATE_OUTPUT = Callable[[_Display], None]
+
+
+def _hints(fn: ToolFunction) -> dict[str, Any]:
+    """The function's resolved annotations (:data:`UpdateOutput` resolves to a known alias)."""
+    return get_type_hints(fn, localns={"ToolResultDisplay": _Display})
+
+
+def _is_update_output(annotation: Any, hint: Any) -> bool:
+    if hint is not None and hint in (UpdateOutput, _RESOLVED_UPDATE_OUTPUT):
+        return True
+    return isinstance(annotation, str) and annotation.split(".")[-1] == "UpdateOutput"
+
+
 def _context_param(fn: ToolFunction) -> str | None:
     """The parameter annotated :class:`ToolContext` (filled in by the session), if any."""
-    hints = get_type_hints(fn)
+    hints = _hints(fn)
     for param in inspect.signature(fn).parameters.values():
         if hints.get(param.name) is ToolContext:
             return param.name
     return None
 
 
+def _injected_params(fn: ToolFunction) -> dict[str, str]:
+    """The parameters the call fills in: ``{"signal": name, "update_output": name}`` as present.
+
+    Found by name, or by annotation (:class:`AbortSignal`, :data:`UpdateOutput`).
+    """
+    hints = _hints(fn)
+    found: dict[str, str] = {}
+    for param in inspect.signature(fn).parameters.values():
+        hint = hints.get(param.name)
+        if param.name == _SIGNAL or hint is AbortSignal:
+            found.setdefault(_SIGNAL, param.name)
+        elif param.name == _OUTPUT or _is_update_output(param.annotation, hint):
+            found.setdefault(_OUTPUT, param.name)
+    return found
+
+
 def _model_for(fn: ToolFunction, name: str, arg_docs: dict[str, str]) -> type[BaseModel]:
     from pydantic import ConfigDict, Field, create_model
 
-    hints = get_type_hints(fn)
+    hints = _hints(fn)
+    injected = set(_injected_params(fn).values())
     fields: dict[str, Any] = {}
     for param in inspect.signature(fn).parameters.values():
-        if param.name in _INJECTED or param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+        if param.name in injected or param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             continue
         if hints.get(param.name) is ToolContext:
             continue
@@ -98,21 +136,31 @@ class FunctionTool(ModelDeclarativeTool["BaseModel"]):
         description: str | None = None,
         kind: Kind = Kind.OTHER,
         requires_confirmation: bool = False,
+        timeout: float | None = None,
+        abandon_on_cancel: bool = False,
     ) -> None:
         tool_name = name or fn.__name__
         summary, arg_docs = _docstring_parts(fn.__doc__)
         model = _model_for(fn, tool_name, arg_docs)
+        injected = _injected_params(fn)
         super().__init__(
             tool_name,
             display_name or "".join(p.title() for p in tool_name.split("_")),
             description or summary or tool_name,
             kind,
             model,
+            can_update_output=_OUTPUT in injected,
         )
+        if timeout is not None and timeout <= 0:
+            raise ValueError(f"timeout must be positive, got {timeout!r}")
         self.fn = fn
         self.requires_confirmation = requires_confirmation
-        accepted = inspect.signature(fn).parameters
-        self._injected = {n for n in _INJECTED if n in accepted}
+        self.timeout = timeout
+        """Seconds a call may run before it fails with a timeout (``None``: no limit)."""
+        self.abandon_on_cancel = abandon_on_cancel
+        """A sync function is not waited for once its call is cancelled (see :mod:`.running`)."""
+        self._signal_param = injected.get(_SIGNAL)
+        self._output_param = injected.get(_OUTPUT)
         self.context_param = _context_param(fn)
         """The parameter that receives the session's :class:`ToolContext` (``None``: none)."""
         self.context: ToolContext | None = None
@@ -154,40 +202,35 @@ class FunctionToolInvocation(BaseToolInvocation["BaseModel"]):
         self, signal: AbortSignal, update_output: UpdateOutput | None = None
     ) -> ToolResult:
         """Call the function (sync functions run in a worker thread) and wrap its return value."""
+        tool = self.tool
         kwargs: dict[str, Any] = {
             k: getattr(self.params, k) for k in type(self.params).model_fields
         }
-        if "signal" in self.tool._injected:
-            kwargs["signal"] = signal
-        if "update_output" in self.tool._injected:
-            kwargs["update_output"] = update_output
-        if self.tool.context_param is not None:
-            if self.tool.context is None:
+        if tool._output_param is not None:
+            kwargs[tool._output_param] = update_output or _discard
+        if tool.context_param is not None:
+            if tool.context is None:
                 message = (
-                    f"Tool {self.tool.name} needs a session context: "
+                    f"Tool {tool.name} needs a session context: "
                     "register it with a qwen_tools.Session"
                 )
                 return ToolResult.failure(message, ToolErrorType.EXECUTION_FAILED)
-            kwargs[self.tool.context_param] = self.tool.context
-        if inspect.iscoroutinefunction(self.tool.fn):
-            value = await self.tool.fn(**kwargs)
-        else:
-            import anyio.to_thread
+            kwargs[tool.context_param] = tool.context
+        value = await run_function(
+            tool.fn,
+            kwargs,
+            name=tool.name,
+            signal=signal,
+            timeout=tool.timeout,
+            abandon_on_cancel=tool.abandon_on_cancel,
+            signal_param=tool._signal_param,
+            output_param=tool._output_param,
+        )
+        return as_result(value)
 
-            value = await anyio.to_thread.run_sync(lambda: self.tool.fn(**kwargs))
-            if inspect.isawaitable(value):
-                value = await value
-        return _as_result(cast(ToolFunctionResult, value))
 
-
-def _as_result(value: ToolFunctionResult) -> ToolResult:
-    if isinstance(value, ToolResult):
-        return value
-    if value is None:
-        return ToolResult(llm_content="")
-    if isinstance(value, str):
-        return ToolResult(llm_content=value, return_display=value)
-    return ToolResult(llm_content=value)
+def _discard(_output: Any) -> None:
+    """Live output nobody listens to."""
 
 
 def tool(
@@ -198,13 +241,17 @@ def tool(
     description: str | None = None,
     kind: Kind = Kind.OTHER,
     requires_confirmation: bool = False,
+    timeout: float | None = None,
+    abandon_on_cancel: bool = False,
 ) -> Any:
     """Make a tool from a function: params from its signature, descriptions from its docstring.
 
     The function may be sync or async and may accept ``signal``, ``update_output`` and a
     parameter annotated :class:`~qwen_tools.ToolContext` (the session's context, left out of
-    the schema). It returns a string, parts, or a full :class:`ToolResult`. Usable bare
-    (``@tool``) or with options.
+    the schema). It returns a string, parts, a full :class:`ToolResult`, images, or anything
+    JSON can carry (pydantic models and dataclasses included). ``timeout``: seconds a call may
+    run; ``abandon_on_cancel``: a sync function is not waited for once its call is cancelled
+    (:mod:`.running`). Usable bare (``@tool``) or with options.
     """
 
     def wrap(function: ToolFunction) -> FunctionTool:
@@ -215,6 +262,8 @@ def tool(
             description=description,
             kind=kind,
             requires_confirmation=requires_confirmation,
+            timeout=timeout,
+            abandon_on_cancel=abandon_on_cancel,
         )
 
     return wrap(fn) if fn is not None else wrap
