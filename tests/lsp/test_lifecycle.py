@@ -167,3 +167,25 @@ def test_run_and_chat_accept_experimental_lsp(command: str) -> None:
         [command, "--experimental-lsp", *(["hi"] if command == "run" else [])]
     )
     assert args.experimental_lsp is True
+
+
+def test_concurrent_first_calls_start_one_server(tmp_path: Path) -> None:
+    root = _project(tmp_path / "ws", {"python": pylsp_server()})
+    (root.parent / "home").mkdir()
+    ts = ThreadSession(root, root.parent / "home")
+    try:
+        args = {"operation": "documentSymbol", "filePath": "a.py"}
+
+        async def both() -> list[object]:
+            import asyncio
+
+            calls = [ts.session.call("lsp", args, call_id=f"c{i}") for i in range(4)]
+            return list(await asyncio.gather(*calls))
+
+        results = ts.run(both())
+        assert all("1. f (Function) - a.py:1:1 [pylsp]" in r.response_text for r in results)  # type: ignore[attr-defined]
+        service = ts.session.config.services.lsp.active
+        assert service is not None
+        assert service.manager._slots["pylsp"].starts == 1
+    finally:
+        ts.close()

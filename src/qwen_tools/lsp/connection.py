@@ -31,7 +31,9 @@ if TYPE_CHECKING:
 __all__ = ["LspConnection", "LspServerError"]
 
 REQUEST_TIMEOUT_S = 15.0
-DIAGNOSTICS_WAIT_S = 5.0
+DIAGNOSTICS_WAIT_S = 15.0
+UNVERSIONED_WAIT_S = 3.0
+SETTLE_S = 0.3
 _STDERR_TAIL = 4096
 
 
@@ -53,12 +55,17 @@ def _language_client() -> LanguageClient:
 
 
 class _Document:
-    __slots__ = ("published", "text", "version")
+    __slots__ = ("published", "publishes", "text", "unversioned", "version")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.version = 1
         self.published: asyncio.Event = asyncio.Event()
+        self.unversioned = False
+        """The server publishes without versions (typescript-language-server): it may not
+        publish again when nothing changed, or publish more than once for one change, so after
+        a change its publishes are waited for briefly, until they settle."""
+        self.publishes = 0
 
 
 class LspConnection:
@@ -152,6 +159,8 @@ class LspConnection:
         self._diagnostics[uri] = (version, diagnostics)
         document = self._documents.get(uri)
         if document is not None and version in (None, document.version):
+            document.unversioned = document.unversioned or version is None
+            document.publishes += 1
             document.published.set()
 
     async def _drain_stderr(self) -> None:
@@ -320,6 +329,8 @@ class LspConnection:
             return list(items) if isinstance(items, list) else []
         document = self._documents.get(uri)
         if document is not None and not document.published.is_set():
+            if document.unversioned:
+                wait_s = min(wait_s, UNVERSIONED_WAIT_S)
             waiter = asyncio.ensure_future(document.published.wait())
             exited = asyncio.ensure_future(self._wait_exit())
             try:
@@ -329,7 +340,19 @@ class LspConnection:
                 exited.cancel()
             if not self.alive:
                 raise LspServerError(self._exit_reason())
+            if document.unversioned:
+                await self._settle(document, wait_s)
         return list(self._diagnostics.get(uri, (None, []))[1])
+
+    async def _settle(self, document: _Document, wait_s: float) -> None:
+        """Wait (at most ``wait_s``) until no new publish came for ``SETTLE_S``."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + wait_s
+        while self.alive and loop.time() < deadline:
+            seen = document.publishes
+            await asyncio.sleep(SETTLE_S)
+            if document.publishes == seen:
+                return
 
     def published_diagnostics(self) -> dict[str, list[Any]]:
         """Every document's last published diagnostics."""

@@ -81,7 +81,7 @@ def ts(project: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Thre
 
 
 def _json_section(text: str, label: str) -> Any:
-    heading, _, data = text.partition(f"\n\n{label}:\n")
+    _heading, _, data = text.partition(f"\n\n{label}:\n")
     assert data, text
     return json.loads(data)
 
@@ -200,3 +200,29 @@ def test_definition_across_files(ts: ThreadSession) -> None:
     assert f"src/math.ts:9:14 [{SERVER}]" in text or f"src/main.ts:1:15 [{SERVER}]" in text
     text = ts.lsp(operation="goToDefinition", filePath="src/main.ts", line=1, character=16)
     assert text == f"Definitions for src/main.ts:1:16:\n1. src/math.ts:9:14 [{SERVER}]"
+
+
+def _eventually(ts: ThreadSession, expected: str, tries: int = 10) -> str:
+    """The file's diagnostics once they are ``expected`` (the server publishes them when it
+    has checked the change: asked again, a bounded number of times)."""
+    text = ""
+    for _ in range(tries):
+        text = ts.lsp(operation="diagnostics", filePath="src/math.ts")
+        if text == expected:
+            break
+    return text
+
+
+def test_diagnostics_follow_edits_on_disk(ts: ThreadSession, project: Path) -> None:
+    math = project / "src" / "math.ts"
+    math.write_text(MATH + 'export const broken: number = "text";\n')
+    broken = (
+        "Diagnostics for src/math.ts (1 issues):\n"
+        "1. [ERROR] 15:14 (2322) [typescript]: Type 'string' is not assignable to type 'number'."
+    )
+    try:
+        assert _eventually(ts, broken) == broken
+    finally:
+        math.write_text(MATH)
+    clean = "No diagnostics found for src/math.ts."
+    assert _eventually(ts, clean) == clean

@@ -104,7 +104,8 @@ class LspInvocation(BaseToolInvocation[LspParams]):
     ) -> ToolResult:
         """Run the operation (see the module docstring for what the model reads)."""
         label = _LABELS.get(self.operation, self.operation)
-        if not lsp_tool_enabled(self.config):
+        # (once the service exists it was enabled and configured: no settings read per call)
+        if self.config.services.lsp.active is None and not lsp_tool_enabled(self.config):
             return _text(f"LSP {label} is unavailable (LSP disabled or not initialized).")
         handler = getattr(self, f"_op_{self.operation}", None)
         if handler is None:
