@@ -78,7 +78,7 @@ def _backend(args: argparse.Namespace) -> Backend:
 
     from qwen_tools.pool.pool import SessionPool
 
-    ray.init(address=None if args.ray == "local" else args.ray, log_to_driver=False)
+    ray.init(address=args.ray, log_to_driver=False)
     return RayBackend(SessionPool(workers=args.workers), owned=True)
 
 

@@ -61,10 +61,13 @@ class SessionHost:
         *,
         settings: Mapping[str, Any] | None = None,
         sandbox: bool | None = None,
+        hide: str | os.PathLike[str] | None = None,
     ) -> None:
         """``root``: where workspaces live (default: a new temporary directory, removed by
         :meth:`aclose`); ``settings``: settings every session gets (as system settings);
-        ``sandbox``: run shells in the confined bwrap sandbox (default: where bwrap works)."""
+        ``sandbox``: run shells in the confined bwrap sandbox (default: where bwrap works);
+        ``hide``: the directory sandboxed commands cannot see (default: ``root``; a pool worker
+        hides the directory of every worker on its node)."""
         from qwen_tools.shell.sandbox import bwrap_path, confine_workspaces
 
         self._owns_root = root is None
@@ -75,7 +78,7 @@ class SessionHost:
         merged: dict[str, Any] = json.loads(json.dumps(dict(settings or {})))
         if self.sandboxed:
             merged.setdefault("tools", {})["sandbox"] = "bwrap"
-            confine_workspaces(self.root / "sessions")
+            confine_workspaces(self.root if hide is None else hide)
         self._settings_file = self.root / "system-settings.json"
         self._settings_file.write_text(json.dumps(merged), encoding="utf-8")
         self._templates = TemplateCache(self.root)

@@ -91,11 +91,18 @@ class SessionPool:
         if session_id not in self._placement:
             raise SessionLost(session_id, "no such session in this pool (closed, or never opened)")
 
-    def _least_loaded(self) -> int:
+    def _by_load(self) -> list[int]:
+        """Worker indices, least loaded first (where a new session goes, then the fallbacks)."""
         counts = [0] * len(self._workers)
         for index in self._placement.values():
             counts[index] += 1
-        return counts.index(min(counts))
+        return sorted(range(len(self._workers)), key=lambda index: counts[index])
+
+    def _opening(self, approval_mode: ApprovalMode | str | None) -> tuple[str | None, str]:
+        if self._closed:
+            raise PoolError("the pool is shut down")
+        mode = approval_mode.value if isinstance(approval_mode, ApprovalMode) else approval_mode
+        return mode, uuid.uuid4().hex
 
     def _lose_worker(self, index: int, error: BaseException) -> None:
         reason = f"its worker died ({type(error).__name__}: {str(error).splitlines()[0]})"
@@ -153,20 +160,23 @@ class SessionPool:
     async def open_async(
         self, template: Template, *, approval_mode: ApprovalMode | str | None = None
     ) -> str:
-        """Open a session from ``template`` on the least loaded worker; its id."""
-        if self._closed:
-            raise PoolError("the pool is shut down")
-        mode = approval_mode.value if isinstance(approval_mode, ApprovalMode) else approval_mode
-        sid = uuid.uuid4().hex
-        index = self._least_loaded()
-        self._placement[sid] = index
-        ref = self._workers[index].open.remote(self._template(template), mode, sid)
-        try:
-            await self._await(sid, ref)
-        except BaseException:
-            self._placement.pop(sid, None)
-            raise
-        return sid
+        """Open a session from ``template`` on the least loaded worker; its id.
+
+        A worker that is dead or restarting is skipped for the next one."""
+        mode, sid = self._opening(approval_mode)
+        for index in self._by_load():
+            self._placement[sid] = index
+            ref = self._workers[index].open.remote(self._template(template), mode, sid)
+            try:
+                await self._await(sid, ref)
+                return sid
+            except SessionLost as exc:
+                self._lost.pop(sid, None)
+                error: SessionLost = exc
+            except BaseException:
+                self._placement.pop(sid, None)
+                raise
+        raise PoolError(f"no worker could open a session: {error.reason}")
 
     async def call_async(
         self,
@@ -220,18 +230,20 @@ class SessionPool:
 
     def open(self, template: Template, *, approval_mode: ApprovalMode | str | None = None) -> str:
         """Blocking :meth:`open_async`."""
-        if self._closed:
-            raise PoolError("the pool is shut down")
-        mode = approval_mode.value if isinstance(approval_mode, ApprovalMode) else approval_mode
-        sid = uuid.uuid4().hex
-        index = self._least_loaded()
-        self._placement[sid] = index
-        try:
-            self._get(sid, self._workers[index].open.remote(self._template(template), mode, sid))
-        except BaseException:
-            self._placement.pop(sid, None)
-            raise
-        return sid
+        mode, sid = self._opening(approval_mode)
+        for index in self._by_load():
+            self._placement[sid] = index
+            ref = self._workers[index].open.remote(self._template(template), mode, sid)
+            try:
+                self._get(sid, ref)
+                return sid
+            except SessionLost as exc:
+                self._lost.pop(sid, None)
+                error: SessionLost = exc
+            except BaseException:
+                self._placement.pop(sid, None)
+                raise
+        raise PoolError(f"no worker could open a session: {error.reason}")
 
     def call(
         self,

@@ -33,17 +33,21 @@ class PoolWorker:
         settings: Mapping[str, Any] | None = None,
         sandbox: bool | None = None,
     ) -> None:
-        root = Path(base or tempfile.gettempdir()) / f"qwen-pool-{name}"
+        parent = Path(base or tempfile.gettempdir())
+        root = parent / f"qwen-pool-{name}"
         shutil.rmtree(root, ignore_errors=True)
-        self.host = SessionHost(root, settings=settings, sandbox=sandbox)
+        self.host = SessionHost(root, settings=settings, sandbox=sandbox, hide=parent)
 
     async def info(self) -> dict[str, Any]:
-        """The worker's pid, node, session count and whether its shells are sandboxed."""
+        """The worker's pid, host, Ray node id, session count and whether its shells are sandboxed."""
         import socket
+
+        import ray
 
         return {
             "pid": os.getpid(),
             "host": socket.gethostname(),
+            "node": ray.get_runtime_context().get_node_id(),
             "sessions": len(self.host),
             "sandboxed": self.host.sandboxed,
             "root": str(self.host.root),

@@ -1,0 +1,129 @@
+"""``SessionPool`` on a real local Ray (2 CPUs, one instance for the module): results equal to a
+local ``Session``, isolation between sessions on one worker and across workers, lost sessions,
+and a rollout of 200 tasks against the fake model server."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from qwen_tools import Session
+from qwen_tools.model.model_config import ModelConfig
+from qwen_tools.pool import SessionLost, Template
+from qwen_tools.pool.pool import SessionPool
+from qwen_tools.rollout import RolloutRunner, RolloutTask
+from qwen_tools.rollout.backends import RayBackend
+from qwen_tools.shell.sandbox import bwrap_path
+from support.fake_openai import FakeOpenAI
+from support.pool_cases import TEMPLATE, calls, local_env, normalized
+from support.ray_cluster import local_ray
+from support.rollout_model import KINDS, TEMPLATE_FILES, expected_diff_line, scripted_model
+
+pytest.importorskip("ray")
+pytestmark = pytest.mark.xdist_group("ray")
+
+
+@pytest.fixture(scope="module")
+def pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SessionPool]:
+    with local_ray(num_cpus=2):
+        base = tmp_path_factory.mktemp("pool")
+        pool = SessionPool(workers=2, base_dir=str(base))
+        try:
+            yield pool
+        finally:
+            pool.shutdown()
+
+
+def test_results_equal_a_local_session(pool: SessionPool, tmp_path: Path) -> None:
+    template_dir = tmp_path / "template"
+    for name, content in TEMPLATE.items():
+        (template_dir / name).parent.mkdir(parents=True, exist_ok=True)
+        (template_dir / name).write_bytes(content.encode() if isinstance(content, str) else content)
+    template = Template.from_directory(template_dir)
+    sandboxed = all(info["sandboxed"] for info in pool.info())
+    settings = {"tools": {"sandbox": "bwrap"}} if sandboxed else {}
+    import asyncio
+
+    for mode in ("default", "yolo"):
+        sid = pool.open(template, approval_mode=mode)
+        ws = pool.call(sid, "run_shell_command", {"command": "pwd"}).response_text
+        ws = ws.split("\nOutput: ", 1)[1].split("\n", 1)[0]
+        local_dir = tmp_path / f"local-{mode}"
+        subprocess.run(["cp", "-a", str(template_dir), str(local_dir)], check=True)
+        env = local_env(tmp_path / f"env-{mode}", settings)
+        pooled = [normalized(pool.call(sid, name, args), ws) for name, args in calls(ws)]
+
+        async def alone(local_dir: Path, env: dict[str, str], mode: str) -> list[object]:
+            async with Session(local_dir, approval_mode=mode, env=env) as local:
+                found = []
+                for name, args in calls(str(local_dir)):
+                    found.append(normalized(await local.call(name, args), str(local_dir)))
+                return found
+
+        assert pooled == asyncio.run(alone(local_dir, env, mode)), mode
+        diff = pool.diff(sid)
+        assert "+    return 42" in diff or mode == "default"
+        pool.close(sid)
+
+
+@pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap cannot run here")
+def test_sessions_cannot_see_each_other_on_one_worker_or_across_workers(
+    pool: SessionPool,
+) -> None:
+    template = Template.from_files({"a.txt": "a\n"})
+    sids = [pool.open(template, approval_mode="yolo") for _ in range(4)]
+    assert {pool.worker_of(sid) for sid in sids} == {0, 1}
+    places = {}
+    for sid in sids:
+        done = pool.call(sid, "run_shell_command", {"command": f"echo {sid} > mine.txt; pwd"})
+        places[sid] = done.response_text.split("\nOutput: ", 1)[1].split("\n", 1)[0]
+    for sid in sids:
+        others = " ".join(f"{places[o]}/mine.txt" for o in sids if o != sid)
+        done = pool.call(sid, "run_shell_command", {"command": f"cat mine.txt {others}"})
+        output = done.response_text.split("\nOutput: ", 1)[1]
+        assert f"{sid}\n" in output
+        assert [o for o in sids if o != sid and f"{o}\n" in output] == []
+    for sid in sids:
+        pool.close(sid)
+
+
+def test_a_closed_session_is_lost(pool: SessionPool) -> None:
+    sid = pool.open(Template.from_files({"a.txt": "a\n"}))
+    pool.close(sid)
+    with pytest.raises(SessionLost):
+        pool.call(sid, "glob", {"pattern": "*"})
+
+
+async def test_a_rollout_of_200_tasks(pool: SessionPool, tmp_path: Path) -> None:
+    tasks = [
+        RolloutTask(
+            f"t{i}",
+            f"KIND={KINDS[i % len(KINDS)]} TAG=tag{i}",
+            {"files": TEMPLATE_FILES},
+            max_turns=3,
+        )
+        for i in range(200)
+    ]
+    out = tmp_path / "out.jsonl"
+    with FakeOpenAI(scripted_model) as server:
+        model = ModelConfig(model="fake-model", api_key="k", base_url=server.url)
+        runner = RolloutRunner(model, RayBackend(pool), concurrency=16)
+        summary = await runner.run(tasks, out)
+    import json
+
+    records = {r["id"]: r for r in map(json.loads, out.read_text().splitlines())}
+    assert summary.written == 200 and len(records) == 200
+    for i, task in enumerate(tasks):
+        record, kind, tag = records[task.id], KINDS[i % len(KINDS)], f"tag{i}"
+        expected = {"error": "failed", "loop": "limit"}.get(kind, "ok")
+        assert record["status"] == expected, record
+        assert all(call["status"] == "success" for call in record["tool_calls"]), record
+        line = expected_diff_line(kind, tag)
+        assert (line in record["diff"]) if line else record["diff"] == "", record
+        assert record["messages"][0]["role"] == "user"
+        if kind == "loop":
+            assert record["turns"] == 3 and record["finish_reason"] == "MAX_TURNS"
+    assert all(info["sessions"] == 0 for info in pool.info())
