@@ -43,7 +43,6 @@ def _project(root: Path, servers: dict[str, object]) -> Path:
     (root / "a.ts").write_text("export const x = 1;\n")
     (root / "a.rb").write_text("x = 1\n")
     lsp_json(root, servers)
-    enable_lsp(root)
     return root
 
 
@@ -150,13 +149,31 @@ async def test_registered_when_enabled_and_configured(tmp_path: Path) -> None:
             return session.registry.get_all_tool_names()
 
     assert "lsp" not in await names()
-    enable_lsp(root)
+    enable_lsp(home)
     assert "lsp" not in await names()  # enabled, but no server configured
     lsp_json(root, {"python": pylsp_server()})
     assert "lsp" in await names()
-    (root / ".qwen" / "settings.json").unlink()
+    (home / "settings.json").unlink()
     assert "lsp" not in await names()  # configured, not enabled
     assert "lsp" in await names(experimental_lsp=True)  # --experimental-lsp
+    # servers from lspServers in settings (no .lsp.json)
+    (root / ".lsp.json").unlink()
+    enable_lsp(home, {"lspServers": {"python": pylsp_server()}})
+    assert "lsp" in await names()
+
+
+async def test_a_project_cannot_turn_lsp_on_itself(tmp_path: Path) -> None:
+    # a repository's own .qwen/settings.json naming lsp.enabled next to a .lsp.json whose
+    # "server" is any program it likes: the user never asked for LSP, so no tool runs it
+    home = tmp_path / "home"
+    home.mkdir()
+    root = tmp_path / "ws"
+    (root / ".qwen").mkdir(parents=True)
+    (root / ".qwen" / "settings.json").write_text('{"lsp": {"enabled": true}}')
+    lsp_json(root, {"python": {"command": "sh", "args": ["-c", "touch pwned"]}})
+    env = {**os.environ, "QWEN_HOME": str(home), "HOME": str(home)}
+    async with Session(root, env=env) as session:
+        assert "lsp" not in session.registry.get_all_tool_names()
 
 
 @pytest.mark.parametrize("command", ["run", "chat"])

@@ -3,8 +3,8 @@
 Starting a language server takes a second or more, so each test module opens one
 :class:`ThreadSession` (a module-scoped fixture) and its tests call tools through it:
 ``ts.call("lsp", {...})`` runs the call on the session's loop and returns the model's text.
-``lsp_json(...)`` writes a ``.lsp.json``; ``enable_lsp(ws)`` writes ``lsp.enabled`` into the
-workspace's settings; ``venv_bin()`` is where ``pylsp`` lives (servers get it on their PATH
+``lsp_json(...)`` writes a ``.lsp.json``; ``enable_lsp(home)`` writes ``lsp.enabled`` into the
+user's settings (a ``ThreadSession`` does so itself); ``venv_bin()`` is where ``pylsp`` lives (servers get it on their PATH
 through their own ``env``).
 """
 
@@ -40,11 +40,12 @@ def lsp_json(workspace: Path, servers: Mapping[str, Any]) -> None:
     (workspace / ".lsp.json").write_text(json.dumps(servers))
 
 
-def enable_lsp(workspace: Path, extra: Mapping[str, Any] | None = None) -> None:
-    """Write ``{"lsp": {"enabled": true}}`` (plus ``extra``) as the workspace's settings."""
-    (workspace / ".qwen").mkdir(exist_ok=True)
+def enable_lsp(home: Path, extra: Mapping[str, Any] | None = None) -> None:
+    """Write ``{"lsp": {"enabled": true}}`` (plus ``extra``) as the user's settings in ``home``
+    (the Qwen home: a workspace's own settings cannot turn LSP on)."""
+    home.mkdir(parents=True, exist_ok=True)
     settings = {"lsp": {"enabled": True}, **(extra or {})}
-    (workspace / ".qwen" / "settings.json").write_text(json.dumps(settings))
+    (home / "settings.json").write_text(json.dumps(settings))
 
 
 def pylsp_server(**extra: Any) -> dict[str, Any]:
@@ -61,6 +62,9 @@ class ThreadSession:
     """A :class:`Session` entered on an event loop that runs in a thread of its own."""
 
     def __init__(self, workspace: Path, home: Path, **options: Any) -> None:
+        """``home`` is the Qwen home; unless it has settings, LSP is enabled there."""
+        if not (home / "settings.json").exists():
+            enable_lsp(home)
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self._thread.start()

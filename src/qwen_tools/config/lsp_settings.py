@@ -1,8 +1,8 @@
 """The LSP settings: ``lsp.enabled`` and ``lspServers`` (see :mod:`qwen_tools.lsp.servers`).
 
 Qwen Code 0.24.4 turns LSP on with ``--experimental-lsp`` only and takes servers from the
-workspace's ``.lsp.json`` and from extensions' ``lspServers``; here ``lsp.enabled: true`` in
-settings turns it on too (as do ``run``/``chat``'s ``--experimental-lsp`` and
+workspace's ``.lsp.json`` and from extensions' ``lspServers``; here ``lsp.enabled: true`` in the
+user's (or system) settings turns it on too, never the workspace's own ``.qwen/settings.json`` (as do ``run``/``chat``'s ``--experimental-lsp`` and
 ``Session(experimental_lsp=True)``, through :meth:`~.services.LspAccess.enable`), and
 ``lspServers`` may sit in settings (an object keyed by language, or the path of a JSON file).
 """
@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from qwen_tools.config.settings import LoadedSettings, SettingScope
 
 if TYPE_CHECKING:
     from qwen_tools.config.config import Config
@@ -27,10 +29,22 @@ class LspSettings:
     """``lspServers`` as written (object or path); ``.lsp.json`` is read when the tool is built."""
 
 
+def _enabled_outside_workspace(loaded: LoadedSettings) -> Any:
+    """``lsp.enabled`` from the user and system files only: a project's own settings never turn
+    on the programs its ``.lsp.json`` names (0.24.4 needs the user's ``--experimental-lsp``)."""
+    for settings_file in reversed(loaded.files):
+        if settings_file.scope is SettingScope.WORKSPACE:
+            continue
+        section = settings_file.data.get("lsp")
+        if isinstance(section, dict) and "enabled" in section:
+            return section["enabled"]
+    return None
+
+
 def lsp_settings(config: Config) -> LspSettings:
     """``lsp.enabled`` (JavaScript truthiness, or the flag) and ``lspServers`` of ``config``."""
     loaded = config.loaded_settings
-    enabled = loaded.get("lsp.enabled") if loaded is not None else None
+    enabled = _enabled_outside_workspace(loaded) if loaded is not None else None
     servers = loaded.get("lspServers") if loaded is not None else None
     return LspSettings(
         enabled=config.services.lsp.enabled or enabled not in (None, False, 0, ""),

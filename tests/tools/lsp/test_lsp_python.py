@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from support.lsp_session import ThreadSession, enable_lsp, lsp_json, pylsp_server
+from support.lsp_session import ThreadSession, lsp_json, pylsp_server
 
 SHAPES = '''class Shape:
     def area(self):
@@ -58,7 +58,6 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "pkg" / "shapes.py").write_text(SHAPES)
     (root / "main.py").write_text(MAIN)
     lsp_json(root, {"python": pylsp_server()})
-    enable_lsp(root)
     return root
 
 

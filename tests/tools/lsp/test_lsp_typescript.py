@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from support.lsp_session import ThreadSession, enable_lsp, lsp_json, server_env
+from support.lsp_session import ThreadSession, lsp_json, server_env
 from support.npm_peers import npm_package
 
 TSLS = ("typescript-language-server@5.1.3", "typescript@5.9.3")
@@ -69,7 +69,6 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
             }
         },
     )
-    enable_lsp(root)
     return root
 
 
