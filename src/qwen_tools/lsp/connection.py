@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from qwen_tools.lsp.servers import LspServerConfig
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 
     from qwen_tools.process.tree import ProcessTree
 
-__all__ = ["LspConnection", "LspServerError"]
+__all__ = ["LspConnection", "LspServerError", "file_uri"]
 
 REQUEST_TIMEOUT_S = 15.0
 DIAGNOSTICS_WAIT_S = 15.0
@@ -186,7 +187,7 @@ class LspConnection:
 
         from qwen_tools.lsp.client_setup import initialize_params
 
-        params = initialize_params(self.config, _file_uri(self.config.workspace_folder))
+        params = initialize_params(self.config, file_uri(self.config.workspace_folder))
         request = asyncio.ensure_future(self.client.initialize_async(params))
         exited = asyncio.ensure_future(self._wait_exit())
         try:
@@ -392,10 +393,6 @@ class LspConnection:
             task.cancel()
 
 
-def _file_uri(path: str) -> str:
-    from pathlib import Path
-
+def file_uri(path: str) -> str:
+    """The ``file://`` URI of an absolute path."""
     return Path(path).as_uri()
-
-
-file_uri = _file_uri
