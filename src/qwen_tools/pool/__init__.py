@@ -12,6 +12,13 @@ done = pool.call(sid, "run_shell_command", {"command": "make test"})
 print(done.response_text, pool.diff(sid))
 pool.close(sid)
 ```
+
+* :mod:`.pool` — :class:`SessionPool`: sessions spread over Ray worker actors;
+  :mod:`.worker` — ``PoolWorker``, the body of one actor;
+* :mod:`.host` — :class:`SessionHost`: the sessions of one process, each in a workspace of its
+  own; :mod:`.workspace` — those workspaces (a copy per session, its changes as a diff);
+* :mod:`.template` — :class:`Template`: what a session's workspace starts as;
+* :mod:`.errors` — :class:`SessionLost` and :class:`PoolError`.
 """
 
 from qwen_tools.pool.errors import PoolError, SessionLost

@@ -3,6 +3,11 @@ asyncio or on a Ray :class:`~qwen_tools.pool.SessionPool`, one JSON record per t
 
 ``qwen-tools rollout TASKS.jsonl --concurrency N [--ray ADDRESS] --output OUT.jsonl`` is the
 command; :class:`RolloutRunner` is the library form.
+
+* :mod:`.runner` — :class:`RolloutRunner`: tasks run with bounded concurrency, one record each;
+* :mod:`.tasks` — reading ``TASKS.jsonl``, and the tasks an output file already has;
+* :mod:`.episode` — one task's agent run beside its session;
+* :mod:`.backends` — where the sessions live: this process or Ray workers.
 """
 
 from qwen_tools.rollout.runner import RolloutRunner
