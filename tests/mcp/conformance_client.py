@@ -8,6 +8,11 @@ the URL, :meth:`Config.load`, :class:`McpManager`, :func:`register_mcp_tools`, a
 tool the server offers called once through :func:`run_tool_call` (approval mode ``yolo``, as
 nobody is there to confirm), with arguments made from its input schema.
 
+For an ``auth/*`` scenario it first logs in as ``qwen-tools mcp auth`` does (:func:`login`, its
+127.0.0.1 listener receiving the redirect that :func:`follow` obtains in place of a browser); the
+session then connects with the stored tokens. A client registered beforehand
+(``$MCP_CONFORMANCE_CONTEXT``) becomes the entry's ``oauth.clientId`` / ``clientSecret``.
+
 Each call prints one JSON line ``{"tool", "status", "responseText"}`` on stdout. Exit codes:
 ``0`` the server connected (or, for ``initialize``, was found to offer nothing) and every call
 succeeded; ``1`` otherwise, with the reason on stderr.
@@ -28,10 +33,13 @@ from qwen_tools import ApprovalMode, Config, ToolCallRequest, build_registry, ru
 from qwen_tools.mcp.connection import McpServerStatus
 from qwen_tools.mcp.listing import NOTHING_FOUND
 from qwen_tools.mcp.manager import McpManager
+from qwen_tools.mcp.oauth import login
 from qwen_tools.mcp.registration import register_mcp_tools
 
 SERVER = "conformance"
 SCENARIO_VAR = "MCP_CONFORMANCE_SCENARIO"
+CONTEXT_VAR = "MCP_CONFORMANCE_CONTEXT"
+CIMD_URL = "https://conformance-test.local/client-metadata.json"
 # Scenarios whose server offers no tools, prompts or resources: a session that settles as
 # Qwen Code's "nothing found" after a complete handshake is the expected outcome there.
 EMPTY_SERVER_SCENARIOS = frozenset({"initialize"})
@@ -74,7 +82,17 @@ def write_workspace(root: Path, url: str) -> Path:
     """A workspace whose settings configure one Streamable HTTP server at ``url``."""
     workspace = root / "workspace"
     (workspace / ".qwen").mkdir(parents=True)
-    settings = {"mcpServers": {SERVER: {"httpUrl": url, "timeout": 20_000}}}
+    entry: dict[str, Any] = {"httpUrl": url, "timeout": 20_000}
+    context = json.loads(os.environ.get(CONTEXT_VAR) or "{}")
+    if isinstance(context, dict) and context.get("client_id"):
+        # a client registered beforehand (auth/pre-registration): Qwen Code's "oauth" entry
+        entry["oauth"] = {"clientId": context["client_id"]}
+        if context.get("client_secret"):
+            entry["oauth"]["clientSecret"] = context["client_secret"]
+    if os.environ.get(SCENARIO_VAR) == "auth/basic-cimd":
+        # the suite's authorization server expects this published client metadata document
+        entry["oauth"] = {"clientMetadataUrl": CIMD_URL}
+    settings = {"mcpServers": {SERVER: entry}}
     (workspace / ".qwen" / "settings.json").write_text(json.dumps(settings))
     home = root / "home"
     home.mkdir()
@@ -85,11 +103,26 @@ def write_workspace(root: Path, url: str) -> Path:
     return workspace
 
 
+async def follow(authorization_url: str) -> None:
+    """The browser of ``qwen-tools mcp auth``: the suite's authorization server answers at once
+    with a redirect, which goes to the login's 127.0.0.1 listener like a browser's would."""
+    import httpx
+
+    async with httpx.AsyncClient() as http:
+        answer = await http.get(authorization_url, follow_redirects=False)
+        location = answer.headers.get("location")
+        if answer.status_code not in (301, 302, 303, 307, 308) or not location:
+            raise RuntimeError(f"no redirect from {authorization_url}: {answer.status_code}")
+        await http.get(location)
+
+
 async def run(url: str, scenario: str) -> int:
     """Connect, call every offered tool, report; the exit code."""
     with tempfile.TemporaryDirectory(prefix="qwen-conformance-") as tmp:
         config = Config.load(write_workspace(Path(tmp), url), approval_mode=ApprovalMode.YOLO)
         registry = build_registry(config)
+        if scenario.startswith("auth/"):
+            await login(SERVER, config.settings.mcp_servers[SERVER], follow, home=config.home_dir)
         async with McpManager(config) as manager:
             status = manager.status(SERVER)
             reason = manager.last_error(SERVER)

@@ -5,7 +5,7 @@
 The rest of the file — comments and formatting included — is kept (see
 :mod:`qwen_tools.config.settings_edit`) and it is written atomically. ``list`` is in
 :mod:`.mcp_list`, ``reconnect`` in :mod:`.mcp_reconnect`, ``approve``/``reject`` in
-:mod:`.mcp_approve`.
+:mod:`.mcp_approve`, ``auth`` in :mod:`.mcp_auth`.
 
 Options of ``add`` are read wherever they stand, like yargs with ``unknown-options-as-args``:
 ``qwen-tools mcp add demo python server.py --trust`` trusts the server; anything that is not one of
@@ -105,7 +105,7 @@ def add_mcp_parser(sub: Any) -> argparse.ArgumentParser:
     """Add the ``mcp`` command (``add``, ``remove``, ``list``) to the CLI's subparsers."""
     mcp: argparse.ArgumentParser = sub.add_parser(
         "mcp",
-        help="manage MCP servers (add, remove, list, reconnect, approve, reject)",
+        help="manage MCP servers (add, remove, list, reconnect, approve, reject, auth)",
         description="Manage the MCP servers of the settings files.",
     )
     commands = mcp.add_subparsers(
@@ -145,10 +145,12 @@ def add_mcp_parser(sub: Any) -> argparse.ArgumentParser:
     _add_cwd(listing)
 
     from qwen_tools.cli.mcp_approve import add_approval_parsers
+    from qwen_tools.cli.mcp_auth import add_auth_parser
     from qwen_tools.cli.mcp_reconnect import add_reconnect_parser
 
     add_reconnect_parser(commands)
     add_approval_parsers(commands)
+    add_auth_parser(commands)
     return mcp
 
 
@@ -323,6 +325,10 @@ def run_mcp(args: argparse.Namespace) -> int:
         from qwen_tools.cli.mcp_approve import run_approval
 
         return run_approval(args)
+    if args.mcp_command == "auth":
+        from qwen_tools.cli.mcp_auth import run_auth
+
+        return run_auth(args)
     if args.mcp_command == "reconnect":
         from qwen_tools.cli.mcp_reconnect import run_reconnect
 

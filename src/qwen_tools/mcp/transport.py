@@ -2,7 +2,7 @@
 
 ``httpUrl`` → Streamable HTTP, else ``url`` → SSE, else ``command`` → stdio (``args``, ``cwd``,
 and ``env`` = our environment plus the entry's ``env``, the entry winning). Remote transports
-send the entry's ``headers``. A stdio server's stderr goes to a temporary file whose tail
+send the entry's ``headers`` and, when logged in, OAuth tokens (:mod:`.oauth`). A stdio server's stderr goes to a temporary file whose tail
 explains a failed start.
 
 Every transport's read stream is watched: when it ends (the process exited, the connection
@@ -133,12 +133,14 @@ def stdio_cwd(name: str, config: McpServerConfig, default: Path) -> Path:
 
 
 @contextlib.asynccontextmanager
-async def _http_transport(url: str, headers: dict[str, str]) -> AsyncIterator[TransportStreams]:
+async def _http_transport(
+    url: str, headers: dict[str, str], auth: Any = None
+) -> AsyncIterator[TransportStreams]:
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import create_mcp_http_client
 
     async with (
-        create_mcp_http_client(headers=dict(headers) or None) as http,
+        create_mcp_http_client(headers=dict(headers) or None, auth=auth) as http,
         streamable_http_client(url, http_client=http) as streams,
     ):
         yield streams
@@ -146,12 +148,12 @@ async def _http_transport(url: str, headers: dict[str, str]) -> AsyncIterator[Tr
 
 @contextlib.asynccontextmanager
 async def _sse_transport(
-    url: str, headers: dict[str, str], read_timeout: float
+    url: str, headers: dict[str, str], read_timeout: float, auth: Any = None
 ) -> AsyncIterator[TransportStreams]:
     from mcp.client.sse import sse_client
 
     async with sse_client(
-        url, headers=dict(headers) or None, sse_read_timeout=read_timeout
+        url, headers=dict(headers) or None, sse_read_timeout=read_timeout, auth=auth
     ) as streams:
         yield streams
 
@@ -166,12 +168,20 @@ async def open_transport(
     on_closed: Callable[[], None],
     on_invalid: Callable[[Exception], None] | None = None,
     read_timeout: float = 3600.0,
+    auth: Any = None,
 ) -> AsyncIterator[TransportStreams]:
-    """Connect to server ``name``; yields the (watched) read stream and the write stream."""
+    """Connect to server ``name``; yields the (watched) read stream and the write stream.
+
+    A remote server gets ``auth`` (an ``httpx.Auth``), else its stored OAuth tokens if any
+    (:func:`~qwen_tools.mcp.oauth.session_auth`)."""
+    if (config.http_url or config.url) and auth is None:
+        from qwen_tools.mcp.oauth import session_auth
+
+        auth = session_auth(name, config)
     if config.http_url:
-        transport = _http_transport(config.http_url, config.headers)
+        transport = _http_transport(config.http_url, config.headers, auth)
     elif config.url:
-        transport = _sse_transport(config.url, config.headers, read_timeout)
+        transport = _sse_transport(config.url, config.headers, read_timeout, auth)
     elif config.command:
         from mcp.client.stdio import StdioServerParameters, stdio_client
 

@@ -1,0 +1,302 @@
+"""OAuth 2.1 for remote MCP servers, through the ``mcp`` SDK's ``OAuthClientProvider``.
+
+The SDK does the protocol: discovery of the protected resource and its authorization server
+(RFC 9728 / RFC 8414, with the 2025-03-26 fallbacks), dynamic client registration (RFC 7591),
+authorization code with PKCE (S256), scope selection, the token request and refresh. We add:
+
+* where tokens and registered clients live (:mod:`.oauth_store`, mode 0600);
+* the login (:func:`login`, ``qwen-tools mcp auth NAME``): a listener on ``127.0.0.1`` receives the
+  redirect, the authorization URL is handed to ``open_url`` (the CLI prints it);
+* the provider a session uses (:func:`session_auth`): stored tokens are sent and refreshed; when
+  a new login would be needed the connection fails with :data:`LOGIN_NEEDED` instead of waiting
+  for a browser nobody watches.
+
+A server entry may carry Qwen Code's ``oauth`` object: ``clientId`` / ``clientSecret`` (a client
+registered beforehand: no dynamic registration), ``scopes``, ``redirectUri``; and ours:
+``tokenEndpointAuthMethod`` (default ``client_secret_basic`` with a secret, else ``none``) and
+``clientMetadataUrl`` (a Client ID Metadata Document the client publishes: its URL is the
+client id where the authorization server supports it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qs, urlsplit
+
+from qwen_tools.mcp.oauth_store import FileTokenStorage, has_tokens, tokens_path
+
+if TYPE_CHECKING:
+    from mcp.client.auth import OAuthClientProvider
+    from mcp.shared.auth import AuthorizationCodeResult
+
+    from qwen_tools.config.tool_settings import McpServerConfig
+
+__all__ = ["LOGIN_NEEDED", "CallbackListener", "login", "server_url", "session_auth"]
+
+LOGIN_NEEDED = "MCP server '{name}' requires OAuth authentication: run 'qwen-tools mcp auth {name}'"
+CALLBACK_PATH = "/oauth/callback"
+LOGIN_TIMEOUT_S = 300.0
+_PAGE = "<!doctype html><title>qwen-tools</title><p>{text}</p><p>You can close this window.</p>"
+
+
+class LoginNeeded(Exception):
+    """Raised (instead of opening a browser) when a session would need a new login."""
+
+
+def server_url(config: McpServerConfig) -> str | None:
+    """The URL a remote server is reached at (``httpUrl``, else ``url``)."""
+    return config.http_url or config.url
+
+
+def _oauth_options(config: McpServerConfig) -> dict[str, Any]:
+    options = config.extra.get("oauth")
+    return options if isinstance(options, dict) else {}
+
+
+def _home() -> Path:
+    from qwen_tools.config.config import qwen_home
+
+    return qwen_home()
+
+
+def _provider(
+    name: str,
+    config: McpServerConfig,
+    home: Path,
+    redirect_uri: str,
+    redirect_handler: Callable[[str], Awaitable[None]],
+    callback_handler: Callable[[], Awaitable[AuthorizationCodeResult]],
+) -> OAuthClientProvider:
+    from mcp.shared.auth import OAuthClientMetadata
+
+    url = server_url(config) or ""
+    options = _oauth_options(config)
+    scopes = options.get("scopes")
+    scope = " ".join(s for s in scopes if isinstance(s, str)) if isinstance(scopes, list) else None
+    metadata = OAuthClientMetadata.model_validate(
+        {
+            "client_name": "qwen-tools",
+            "redirect_uris": [redirect_uri],
+            "grant_types": ["authorization_code", "refresh_token"],
+            "response_types": ["code"],
+            "token_endpoint_auth_method": _auth_method(options),
+            **({"scope": scope} if scope else {}),
+        }
+    )
+    storage = _PreRegistered(tokens_path(home), name, url, options, redirect_uri)
+    document = options.get("clientMetadataUrl")
+    return _Provider(
+        url,
+        metadata,
+        storage,
+        redirect_handler=redirect_handler,
+        callback_handler=callback_handler,
+        client_metadata_url=document if isinstance(document, str) and document else None,
+    )
+
+
+def _provider_class() -> type[OAuthClientProvider]:
+    from mcp.client.auth import OAuthClientProvider
+
+    class Provider(OAuthClientProvider):
+        """The SDK's provider, knowing when stored tokens expire (it forgets across processes),
+        so it refreshes an expired access token instead of sending it."""
+
+        async def _initialize(self) -> None:
+            await super()._initialize()
+            storage = self.context.storage
+            if isinstance(storage, FileTokenStorage):
+                self.context.token_expiry_time = storage.expires_at()
+
+    return Provider
+
+
+def _Provider(*args: Any, **kwargs: Any) -> OAuthClientProvider:
+    return _provider_class()(*args, **kwargs)
+
+
+def _auth_method(options: dict[str, Any]) -> str:
+    """``oauth.tokenEndpointAuthMethod``, else ``client_secret_basic`` with a secret (RFC 6749's
+    default), else ``none`` (a public client)."""
+    chosen = options.get("tokenEndpointAuthMethod")
+    if isinstance(chosen, str) and chosen:
+        return chosen
+    return "client_secret_basic" if options.get("clientSecret") else "none"
+
+
+class _PreRegistered(FileTokenStorage):
+    """The file storage, answering a pre-registered ``oauth.clientId`` as the client."""
+
+    def __init__(
+        self, path: Path, name: str, url: str, options: dict[str, Any], redirect_uri: str
+    ) -> None:
+        super().__init__(path, name, url)
+        self.options = options
+        self.redirect_uri = redirect_uri
+
+    async def get_client_info(self) -> Any:
+        client_id = self.options.get("clientId")
+        if not isinstance(client_id, str) or not client_id:
+            return await super().get_client_info()
+        from mcp.shared.auth import OAuthClientInformationFull
+
+        secret = self.options.get("clientSecret")
+        return OAuthClientInformationFull.model_validate(
+            {
+                "client_id": client_id,
+                **({"client_secret": secret} if isinstance(secret, str) and secret else {}),
+                "redirect_uris": [self.redirect_uri],
+                "token_endpoint_auth_method": _auth_method(self.options),
+            }
+        )
+
+
+def session_auth(name: str, config: McpServerConfig, home: Path | None = None) -> Any:
+    """The ``httpx`` auth a session's connection to ``name`` uses, or ``None``.
+
+    Only for a remote server with stored tokens or an ``oauth`` entry: the tokens are sent and
+    refreshed; a needed login fails the connection with :data:`LOGIN_NEEDED`.
+    """
+    url = server_url(config)
+    if not url:
+        return None
+    home = home or _home()
+    if not has_tokens(tokens_path(home), name, url) and not _oauth_options(config):
+        return None
+
+    async def refuse(_url: str) -> None:
+        raise LoginNeeded(LOGIN_NEEDED.format(name=name))
+
+    async def never() -> AuthorizationCodeResult:
+        raise LoginNeeded(LOGIN_NEEDED.format(name=name))
+
+    redirect = _oauth_options(config).get("redirectUri") or f"http://127.0.0.1{CALLBACK_PATH}"
+    return _provider(name, config, home, str(redirect), refuse, never)
+
+
+def _first(query: dict[str, list[str]], key: str) -> str | None:
+    values = query.get(key)
+    return values[0] if values else None
+
+
+class CallbackListener:
+    """An HTTP listener on 127.0.0.1 that waits for the authorization server's redirect."""
+
+    def __init__(self, port: int = 0) -> None:
+        self.port = port
+        self._server: asyncio.Server | None = None
+        self._result: asyncio.Future[AuthorizationCodeResult] | None = None
+
+    @property
+    def redirect_uri(self) -> str:
+        return f"http://127.0.0.1:{self.port}{CALLBACK_PATH}"
+
+    async def __aenter__(self) -> CallbackListener:
+        self._result = asyncio.get_running_loop().create_future()
+        self._server = await asyncio.start_server(self._handle, "127.0.0.1", self.port)
+        self.port = self._server.sockets[0].getsockname()[1]
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._server is not None:
+            self._server.close()
+            with contextlib.suppress(Exception):
+                await self._server.wait_closed()
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            line = (await asyncio.wait_for(reader.readline(), 10)).decode("latin-1")
+            parts = line.split(" ")
+            target = urlsplit(parts[1] if len(parts) > 1 else "/")
+            query = parse_qs(target.query)
+            code = _first(query, "code")
+            error = _first(query, "error")
+            if target.path != CALLBACK_PATH or (code is None and error is None):
+                await self._reply(writer, 404, "Not the OAuth callback.")
+                return
+            result = self._result
+            if error is not None:
+                await self._reply(writer, 400, f"Login failed: {error}")
+                if result is not None and not result.done():
+                    result.set_exception(RuntimeError(f"Authorization failed: {error}"))
+                return
+            await self._reply(writer, 200, "Logged in.")
+            if result is not None and not result.done() and code is not None:
+                from mcp.shared.auth import AuthorizationCodeResult
+
+                result.set_result(
+                    AuthorizationCodeResult(
+                        code=code, state=_first(query, "state"), iss=_first(query, "iss")
+                    )
+                )
+        except (TimeoutError, OSError, UnicodeError):
+            pass
+        finally:
+            writer.close()
+
+    @staticmethod
+    async def _reply(writer: asyncio.StreamWriter, status: int, text: str) -> None:
+        body = _PAGE.format(text=text).encode()
+        reason = {200: "OK", 400: "Bad Request", 404: "Not Found"}[status]
+        head = (
+            f"HTTP/1.1 {status} {reason}\r\nContent-Type: text/html; charset=utf-8\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+        )
+        writer.write(head.encode() + body)
+        with contextlib.suppress(OSError):
+            await writer.drain()
+
+    async def wait(self, timeout: float = LOGIN_TIMEOUT_S) -> AuthorizationCodeResult:
+        """The ``code``, ``state`` and ``iss`` of the redirect; raises ``TimeoutError``."""
+        assert self._result is not None, "use 'async with'"
+        try:
+            return await asyncio.wait_for(asyncio.shield(self._result), timeout)
+        finally:  # a redirect answers one authorization request only
+            if self._result.done():
+                self._result = asyncio.get_running_loop().create_future()
+
+
+async def login(
+    name: str,
+    config: McpServerConfig,
+    open_url: Callable[[str], Awaitable[None]],
+    *,
+    home: Path | None = None,
+    timeout: float = LOGIN_TIMEOUT_S,
+) -> None:
+    """Log in to server ``name``: the SDK's flow with ``open_url`` showing the authorization URL
+    and a 127.0.0.1 listener receiving the redirect; tokens are stored. Raises on failure."""
+    from mcp.client import Client
+
+    from qwen_tools.mcp.transport import open_transport
+
+    home = home or _home()
+    redirect = _oauth_options(config).get("redirectUri") or await _registered_redirect(
+        name, config, home
+    )
+    port = (urlsplit(str(redirect)).port or 0) if redirect else 0
+    async with CallbackListener(port) as listener:
+
+        async def callback() -> AuthorizationCodeResult:
+            return await listener.wait(timeout)
+
+        uri = str(redirect) if redirect else listener.redirect_uri
+        auth = _provider(name, config, home, uri, open_url, callback)
+        transport = open_transport(
+            name, config, default_cwd=Path.cwd(), stderr=None, on_closed=lambda: None, auth=auth
+        )
+        async with Client(transport, mode="legacy", cache=None) as client:
+            await client.list_tools()
+
+
+async def _registered_redirect(name: str, config: McpServerConfig, home: Path) -> str | None:
+    """The redirect URI a client registered earlier for ``name`` uses (same port again)."""
+    stored = await FileTokenStorage(
+        tokens_path(home), name, server_url(config) or ""
+    ).get_client_info()
+    uris = [str(u) for u in (stored.redirect_uris or [])] if stored is not None else []
+    return next((u for u in uris if u.startswith("http://127.0.0.1:")), None)
