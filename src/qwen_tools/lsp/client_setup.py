@@ -27,17 +27,14 @@ def initialize_params(config: LspServerConfig, root_uri: str) -> lsp_types.Initi
     from lsprotocol import types
 
     folder = config.workspace_folder
+    # as 0.24.4 declares them (no link support, flat document symbols: its texts show
+    # Location ranges and SymbolInformation), plus what our diagnostics and call hierarchy use
     text = types.TextDocumentClientCapabilities(
         synchronization=types.TextDocumentSyncClientCapabilities(),
-        hover=types.HoverClientCapabilities(
-            content_format=[types.MarkupKind.Markdown, types.MarkupKind.PlainText]
-        ),
-        definition=types.DefinitionClientCapabilities(link_support=True),
-        references=types.ReferenceClientCapabilities(),
-        implementation=types.ImplementationClientCapabilities(link_support=True),
-        document_symbol=types.DocumentSymbolClientCapabilities(
-            hierarchical_document_symbol_support=True
-        ),
+        hover=types.HoverClientCapabilities(dynamic_registration=True),
+        definition=types.DefinitionClientCapabilities(dynamic_registration=True),
+        references=types.ReferenceClientCapabilities(dynamic_registration=True),
+        document_symbol=types.DocumentSymbolClientCapabilities(dynamic_registration=True),
         call_hierarchy=types.CallHierarchyClientCapabilities(),
         publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True),
         diagnostic=types.DiagnosticClientCapabilities(),

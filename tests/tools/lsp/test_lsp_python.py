@@ -108,13 +108,16 @@ def test_hover_shows_the_docstring(ts: ThreadSession) -> None:
 
 
 def test_document_symbols(ts: ThreadSession) -> None:
-    text = ts.lsp(operation="documentSymbol", filePath="pkg/shapes.py")
-    lines = text.splitlines()
-    assert lines[0] == "Document symbols for pkg/shapes.py:"
-    assert "1. Shape (Class) - pkg/shapes.py:1:1 [pylsp]" in lines
-    assert any(
-        re.fullmatch(r"\d+\. make_square \(Function\) - pkg/shapes.py:14:1 \[pylsp\]", x)
-        for x in lines
+    # what Qwen Code 0.24.4 answered for this fixture with the same pylsp (recorded)
+    assert ts.lsp(operation="documentSymbol", filePath="pkg/shapes.py") == (
+        "Document symbols for pkg/shapes.py:\n"
+        "1. Shape (Class) - pkg/shapes.py:1:1 [pylsp]\n"
+        "2. area (Method) in Shape - pkg/shapes.py:2:5 [pylsp]\n"
+        "3. Square (Class) - pkg/shapes.py:6:1 [pylsp]\n"
+        "4. __init__ (Method) in Square - pkg/shapes.py:7:5 [pylsp]\n"
+        "5. area (Method) in Square - pkg/shapes.py:10:5 [pylsp]\n"
+        "6. side (Field) in __init__ - pkg/shapes.py:8:9 [pylsp]\n"
+        "7. make_square (Function) - pkg/shapes.py:14:1 [pylsp]"
     )
 
 
