@@ -127,3 +127,25 @@ async def test_a_rollout_of_200_tasks(pool: SessionPool, tmp_path: Path) -> None
         if kind == "loop":
             assert record["turns"] == 3 and record["finish_reason"] == "MAX_TURNS"
     assert all(info["sessions"] == 0 for info in pool.info())
+
+
+async def test_concurrent_calls_are_coalesced_yet_answered_one_by_one(pool: SessionPool) -> None:
+    import asyncio
+
+    template = Template.from_files({"a.txt": "a\n"})
+    sids = [await pool.open_async(template) for _ in range(6)]
+    gone = sids.pop()
+    await pool.close_async(gone)
+    pool._placement[gone] = 0  # as if the pool had not seen the close: the worker must say it
+    calls = [pool.call_async(sid, "glob", {"pattern": "*.txt"}, call_id=sid) for sid in sids]
+    calls.append(pool.call_async(gone, "glob", {"pattern": "*.txt"}))
+    calls += [pool.call_async(sid, "no_such_tool", {}) for sid in sids]
+    outcomes = await asyncio.gather(*calls, return_exceptions=True)
+    found = outcomes[: len(sids)]
+    assert [done.request.call_id for done in found] == sids  # type: ignore[union-attr]
+    assert all(done.status == "success" for done in found)  # type: ignore[union-attr]
+    lost = outcomes[len(sids)]
+    assert isinstance(lost, SessionLost) and lost.session_id == gone
+    assert all(done.status == "error" for done in outcomes[len(sids) + 1 :])  # type: ignore[union-attr]
+    for sid in sids:
+        await pool.close_async(sid)

@@ -17,3 +17,7 @@ class SessionLost(PoolError):
         super().__init__(f"session {session_id} is lost: {reason}")
         self.session_id = session_id
         self.reason = reason
+
+    def __reduce__(self) -> tuple[type[SessionLost], tuple[str, str]]:
+        # picklable as it was built (it crosses from a worker to the driver)
+        return (SessionLost, (self.session_id, self.reason))

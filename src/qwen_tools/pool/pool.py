@@ -18,6 +18,7 @@ from typing import Any
 
 from qwen_tools.config.tool_settings import ApprovalMode
 from qwen_tools.execution.call_types import CompletedToolCall, ToolCallRequest
+from qwen_tools.pool.coalesce import Coalescer
 from qwen_tools.pool.errors import PoolError, SessionLost
 from qwen_tools.pool.template import Template
 from qwen_tools.pool.worker import PoolWorker
@@ -61,6 +62,7 @@ class SessionPool:
             ).remote(f"{self.name}-{index}", base_dir, dict(settings or {}), sandbox)
             for index in range(workers)
         ]
+        self._coalescers = [Coalescer(_submitter(worker)) for worker in self._workers]
         self._placement: dict[str, int] = {}
         self._lost: dict[str, str] = {}
         self._shared: dict[str, Template] = {}
@@ -114,6 +116,10 @@ class SessionPool:
     def _translate(self, session_id: str, index: int, exc: Exception) -> BaseException:
         from ray.exceptions import RayActorError, RayTaskError
 
+        if isinstance(exc, SessionLost):  # raised by the worker, returned by a coalesced call
+            self._placement.pop(session_id, None)
+            self._lost[session_id] = exc.reason
+            return SessionLost(session_id, exc.reason)
         if isinstance(exc, RayActorError):
             self._lose_worker(index, exc)
             return SessionLost(session_id, self._lost.get(session_id, "its worker died"))
@@ -187,19 +193,20 @@ class SessionPool:
         call_id: str = "call_1",
     ) -> CompletedToolCall:
         """One tool call, with the result a local :meth:`Session.call` gives."""
-        worker = self._worker(session_id)
-        ref = worker.call.remote(session_id, name, dict(args or {}), call_id)
-        result: CompletedToolCall = await self._await(session_id, ref)
+        self._check(session_id)
+        coalescer = self._coalescers[self._placement[session_id]]
+        future = coalescer.call("call", session_id, name, dict(args or {}), call_id)
+        result: CompletedToolCall = await self._await(session_id, future)
         return result
 
     async def batch_async(
         self, session_id: str, requests: Sequence[ToolCallRequest]
     ) -> list[CompletedToolCall]:
         """One batch, as :meth:`Session.run_batch`."""
-        worker = self._worker(session_id)
-        result: list[CompletedToolCall] = await self._await(
-            session_id, worker.batch.remote(session_id, list(requests))
-        )
+        self._check(session_id)
+        coalescer = self._coalescers[self._placement[session_id]]
+        future = coalescer.call("batch", session_id, list(requests))
+        result: list[CompletedToolCall] = await self._await(session_id, future)
         return result
 
     async def diff_async(self, session_id: str) -> str:
@@ -299,3 +306,10 @@ class SessionPool:
 
     def __exit__(self, *exc: object) -> None:
         self.shutdown()
+
+
+def _submitter(worker: Any) -> Any:
+    def submit(items: list[tuple[str, tuple[Any, ...]]]) -> Any:
+        return worker.calls.remote(items)
+
+    return submit

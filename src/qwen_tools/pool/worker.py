@@ -9,6 +9,7 @@ sessions are lost: calls for them raise :class:`~.errors.SessionLost`).
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import tempfile
@@ -21,6 +22,20 @@ from qwen_tools.pool.host import SessionHost
 from qwen_tools.pool.template import Template
 
 __all__ = ["PoolWorker"]
+
+_COALESCED = frozenset({"call", "batch", "diff", "run", "close"})
+
+
+def _rss_kb() -> int:
+    """This process's resident memory (kB), from ``/proc/self/status`` (0 where absent)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
 
 
 class PoolWorker:
@@ -49,6 +64,7 @@ class PoolWorker:
             "host": socket.gethostname(),
             "node": ray.get_runtime_context().get_node_id(),
             "sessions": len(self.host),
+            "rss_kb": _rss_kb(),
             "sandboxed": self.host.sandboxed,
             "root": str(self.host.root),
         }
@@ -75,6 +91,20 @@ class PoolWorker:
     ) -> list[CompletedToolCall]:
         """One batch of tool calls on a session of this worker."""
         return await self.host.batch(session_id, requests)
+
+    async def calls(self, items: list[tuple[str, tuple[Any, ...]]]) -> list[tuple[bool, Any]]:
+        """Several calls of this worker's methods at once (:mod:`.coalesce`): for each, whether
+        it returned, and its result or the exception it raised."""
+
+        async def one(method: str, args: tuple[Any, ...]) -> tuple[bool, Any]:
+            if method not in _COALESCED:
+                return False, ValueError(f"not a coalesced method: {method}")
+            try:
+                return True, await getattr(self, method)(*args)
+            except Exception as exc:
+                return False, exc
+
+        return list(await asyncio.gather(*(one(method, args) for method, args in items)))
 
     async def diff(self, session_id: str) -> str:
         """The session's changes against its template."""
