@@ -34,7 +34,7 @@ from qwen_tools.serve.self_guard import (
 )
 from support.processes import marked_pids
 
-from .conftest import EXE
+from .conftest import EXE, start_http
 
 DOCS = Path(__file__).parents[2] / "docs" / "mcp-server.md"
 
@@ -134,6 +134,23 @@ async def test_a_loop_through_a_script_stops_at_the_second_server(
             names = {tool.name for tool in (await mcp.list_tools()).tools}
     assert "tools__read_file" in names  # the second server's tools, through the first
     assert started(starts) == [f"serve --cwd {ws}"] * 2
+
+
+async def test_an_http_client_session_does_not_start_serve_either(
+    ws: Path, docs_env: dict[str, str], starts: Path, tmp_path: Path
+) -> None:
+    """A client's own session (HTTP) shares the server's guarded settings: a call naming a tool
+    of the docs' entry does not start ``qwen-tools serve`` from that session."""
+    (ws / "a.txt").write_text("alpha\n")
+    server = start_http(ws, docs_env, tmp_path / "server.log", "--approval-mode", "yolo")
+    try:
+        with anyio.fail_after(60):
+            async with Client(server.url, mode="legacy") as mcp:
+                result = await mcp.call_tool("qwen-tools__read_many_files", {"paths": ["a.txt"]})
+        assert result.is_error
+        assert started(starts) == []
+    finally:
+        assert server.stop() == 0, server.stderr()
 
 
 def test_serve_ends_when_its_client_dies(ws: Path, env: dict[str, str], process_mark: str) -> None:

@@ -30,7 +30,12 @@ import signal
 import sys
 from typing import TYPE_CHECKING
 
-from qwen_tools.cli.context import CliConfigError, open_session, report_config_error
+from qwen_tools.cli.context import (
+    CliConfigError,
+    _include_dirs,
+    open_session,
+    report_config_error,
+)
 from qwen_tools.cli.exit_codes import EXIT_CONFIG, EXIT_OK, EXIT_USAGE
 from qwen_tools.contract.tool_names import ToolNames
 
@@ -38,6 +43,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from pathlib import Path
 
+    from qwen_tools.config.config import Config
     from qwen_tools.serve.server import ToolServer
     from qwen_tools.session.session import McpMode, Session
 
@@ -79,7 +85,7 @@ def _announce(url: str) -> None:
 
 
 def session_factory(
-    args: argparse.Namespace, mcp: McpMode = "connect"
+    args: argparse.Namespace, mcp: McpMode = "connect", base: Config | None = None
 ) -> Callable[[Sequence[Path] | None], Session]:
     """Opens a served session (not entered) from the command's arguments, on a client's roots.
 
@@ -89,9 +95,14 @@ def session_factory(
     ``mcp``: how it joins the ``mcpServers`` (see :class:`~qwen_tools.Session`). Given roots
     (directories already checked to lie in the server's workspace, :mod:`.roots`), the session's
     workspace is them; its settings stay those of ``--cwd`` (never read from a root).
+    ``base``: the server's own session's config, whose settings (read once, at start, and
+    guarded by :mod:`.self_guard`) every client session shares instead of reading the files
+    again (a stateless request opens a session of its own).
     """
 
     def open_one(roots: Sequence[Path] | None = None) -> Session:
+        if base is not None:
+            return _on_base(base, roots)
         if not roots:
             return open_session(args, interactive=False, mcp=mcp, exclude_tools=SESSION_ONLY_TOOLS)
         from qwen_tools.config.workspace import WorkspaceContext
@@ -105,6 +116,29 @@ def session_factory(
             interactive=False,
             mcp=mcp,
             exclude_tools=SESSION_ONLY_TOOLS,
+        )
+
+    def _on_base(config: Config, roots: Sequence[Path] | None) -> Session:
+        from qwen_tools.config.config import Config
+        from qwen_tools.config.tool_settings import ApprovalMode
+        from qwen_tools.config.workspace import WorkspaceContext
+        from qwen_tools.session.session import Session
+
+        mode = getattr(args, "approval_mode", None)
+        return Session(
+            config=Config(
+                config.target_dir,
+                settings=config.settings,
+                loaded_settings=config.loaded_settings,
+                include_directories=[] if roots else _include_dirs(args),
+                approval_mode=ApprovalMode.parse(mode) if mode else None,
+                home_dir=config.home_dir,
+                interactive=False,
+                workspace=WorkspaceContext(roots[0], roots[1:]) if roots else None,
+            ),
+            mcp=mcp,
+            exclude_tools=SESSION_ONLY_TOOLS,
+            experimental_lsp=not roots and bool(getattr(args, "experimental_lsp", False)),
         )
 
     return open_one
@@ -143,7 +177,8 @@ async def _serve(session: Session, args: argparse.Namespace, parent: int) -> Non
     )
     async with session:
         http = args.transport != "stdio"
-        app = build_tool_server(session, session_factory(args, "on_demand") if http else None)
+        clients = session_factory(args, "on_demand", session.config) if http else None
+        app = build_tool_server(session, clients)
         try:
             if not http:
                 await serve_stdio(app)

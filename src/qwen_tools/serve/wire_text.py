@@ -34,7 +34,7 @@ from qwen_tools.contract.arg_limits import (
     loads_arguments,
     prune_depth,
 )
-from qwen_tools.contract.well_formed import well_formed_tree
+from qwen_tools.contract.well_formed import has_surrogates, well_formed_tree
 
 __all__ = ["RepairingHttpApp", "RepairingReadStream", "repair_message", "well_formed_result"]
 
@@ -178,6 +178,18 @@ def _replay(messages: list[Message], receive: Receive) -> Receive:
 
 def well_formed_result(result: types.CallToolResult) -> types.CallToolResult:
     """``result`` with every lone surrogate in its strings replaced by U+FFFD."""
+    if (
+        not result.meta
+        and result.structured_content is None
+        and all(
+            type(block) is types.TextContent
+            and not block.meta
+            and not block.annotations
+            and not has_surrogates(block.text)
+            for block in result.content
+        )
+    ):
+        return result  # the usual answer: well-formed text only, no need to walk a dump
     dumped = result.model_dump(by_alias=True, exclude_none=True)
     fixed = well_formed_tree(dumped)
     if fixed is dumped:
