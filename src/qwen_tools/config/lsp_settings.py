@@ -29,15 +29,19 @@ class LspSettings:
     """``lspServers`` as written (object or path); ``.lsp.json`` is read when the tool is built."""
 
 
+_ENABLED = "lsp.enabled"
+
+
 def _enabled_outside_workspace(loaded: LoadedSettings) -> Any:
     """``lsp.enabled`` from the user and system files only: a project's own settings never turn
     on the programs its ``.lsp.json`` names (0.24.4 needs the user's ``--experimental-lsp``)."""
     for settings_file in reversed(loaded.files):
         if settings_file.scope is SettingScope.WORKSPACE:
             continue
-        section = settings_file.data.get("lsp")
-        if isinstance(section, dict) and "enabled" in section:
-            return section["enabled"]
+        section, key = _ENABLED.split(".")  # the settings key, not the tool's name
+        found = settings_file.data.get(section)
+        if isinstance(found, dict) and key in found:
+            return found[key]
     return None
 
 
