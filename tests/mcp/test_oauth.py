@@ -109,6 +109,10 @@ def setup(tmp_path: Path, process_mark: str) -> Iterator[Setup]:
 def test_login_store_use_refresh_and_logout(setup: Setup) -> None:
     before = setup.run("call", "sec__whoami", "{}", "--json")
     assert before.returncode != 0 and not setup.tokens.exists()
+    assert json.loads(before.stdout)["responseText"].endswith(
+        "MCP server 'sec' is not connected: requires OAuth authentication: run "
+        "'qwen-tools mcp auth sec'."
+    )
 
     login, url = setup.start_login()
     query = parse_qs(urlsplit(url).query)
@@ -152,6 +156,16 @@ def test_login_store_use_refresh_and_logout(setup: Setup) -> None:
     )
     assert "sec" not in json.loads(setup.tokens.read_text())
     assert setup.run("call", "sec__whoami", "{}").returncode != 0
+
+
+def test_removing_a_server_forgets_its_tokens(setup: Setup) -> None:
+    login, url = setup.start_login()
+    httpx.get(url, follow_redirects=True)
+    assert login.wait(timeout=60) == 0
+    assert "sec" in json.loads(setup.tokens.read_text())
+    removed = setup.run("mcp", "remove", "sec")
+    assert removed.stdout.strip() == 'Server "sec" removed from user settings.'
+    assert "sec" not in json.loads(setup.tokens.read_text())
 
 
 def test_a_forged_redirect_is_refused(setup: Setup) -> None:

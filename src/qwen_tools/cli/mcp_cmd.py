@@ -309,6 +309,13 @@ def _run_remove(args: argparse.Namespace) -> int:
         print(f"qwen-tools: cannot update {path}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_CONFIG
     if removed:
+        import contextlib
+
+        from qwen_tools.config.config import qwen_home
+        from qwen_tools.mcp.oauth_store import forget_server, tokens_path
+
+        with contextlib.suppress(OSError):  # as 0.24.4: its OAuth credentials go with it
+            forget_server(tokens_path(qwen_home()), args.name)
         print(f'Server "{args.name}" removed from {args.scope} settings.')
     else:
         print(f'Server "{args.name}" not found in {args.scope} settings.')

@@ -8,8 +8,8 @@ authorization code with PKCE (S256), scope selection, the token request and refr
 * the login (:func:`login`, ``qwen-tools mcp auth NAME``): a listener on ``127.0.0.1`` receives the
   redirect, the authorization URL is handed to ``open_url`` (the CLI prints it);
 * the provider a session uses (:func:`session_auth`): stored tokens are sent and refreshed; when
-  a new login would be needed the connection fails with :data:`LOGIN_NEEDED` instead of waiting
-  for a browser nobody watches.
+  a new login would be needed — or a server never logged in to answers 401 — the connection
+  fails with :data:`LOGIN_NEEDED` instead of waiting for a browser nobody watches.
 
 A server entry may carry Qwen Code's ``oauth`` object: ``clientId`` / ``clientSecret`` (a client
 registered beforehand: no dynamic registration), ``scopes``, ``redirectUri``; and ours:
@@ -166,7 +166,7 @@ def session_auth(name: str, config: McpServerConfig, home: Path | None = None) -
         return None
     home = home or _home()
     if not has_tokens(tokens_path(home), name, url) and not _oauth_options(config):
-        return None
+        return _login_hint(name)
 
     async def refuse(_url: str) -> None:
         raise LoginNeeded(LOGIN_NEEDED.format(name=name))
@@ -181,6 +181,20 @@ def session_auth(name: str, config: McpServerConfig, home: Path | None = None) -
 def _first(query: dict[str, list[str]], key: str) -> str | None:
     values = query.get(key)
     return values[0] if values else None
+
+
+def _login_hint(name: str) -> Any:
+    """An ``httpx.Auth`` that sends requests as they are and turns a 401 into
+    :data:`LOGIN_NEEDED` (no discovery, no registration: nothing happens without a login)."""
+    import httpx2  # the HTTP client the mcp SDK is built on
+
+    class LoginHint(httpx2.Auth):
+        async def async_auth_flow(self, request: Any) -> Any:
+            response = yield request
+            if response.status_code == 401:
+                raise LoginNeeded(LOGIN_NEEDED.format(name=name))
+
+    return LoginHint()
 
 
 class CallbackListener:
