@@ -1,7 +1,7 @@
 """``qwen-tools serve --transport http`` under concurrent MCP clients, against the SDK's floor.
 
 Run: ``.venv/bin/python bench/serve.py [--calls N] [--levels 1,10,50] [--procs P]
-[--mode legacy|auto] [--rounds R] [--serve-args "..."]``.
+[--mode legacy|auto] [--rounds R] [--http "--stateless --json-response"] [--serve-args "..."]``.
 
 Two servers run side by side on 127.0.0.1, both over streamable HTTP with uvicorn:
 
@@ -50,7 +50,7 @@ TICK = os.sysconf("SC_CLK_TCK")
 # -- the floor server -------------------------------------------------------------------
 
 
-def floor_server(port: int) -> None:
+def floor_server(port: int, flags: list[str]) -> None:
     """A Python-SDK server over streamable HTTP whose ``constant`` tool returns a constant."""
     import mcp_types as types
     import uvicorn
@@ -69,7 +69,12 @@ def floor_server(port: int) -> None:
         return types.CallToolResult(content=[types.TextContent(text=FLOOR_TEXT)])
 
     server: Server[Any] = Server("floor", on_list_tools=list_tools, on_call_tool=call_tool)
-    app = server.streamable_http_app(host="127.0.0.1", max_sessions=None)
+    app = server.streamable_http_app(
+        host="127.0.0.1",
+        max_sessions=None,
+        stateless_http="--stateless" in flags,
+        json_response="--json-response" in flags,
+    )
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_config=None, access_log=False)
     uvicorn.Server(config).run()
 
@@ -139,19 +144,25 @@ def wait_listening(port: int, process: subprocess.Popen[bytes], timeout: float =
     raise RuntimeError("server did not listen")
 
 
-def start_ours(workspace: Path, extra: list[str]) -> tuple[subprocess.Popen[bytes], str]:
+def start_ours(
+    workspace: Path, extra: list[str], src: str | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
+    """Our serve; ``src``: another source tree of the package (e.g. an older commit's)."""
     port = free_port()
     exe = Path(sys.executable).with_name("qwen-tools")
     command = [str(exe), "serve", "--transport", "http", "--port", str(port)]
     command += ["--cwd", str(workspace), "--max-sessions", "1000", *extra]
-    process = subprocess.Popen(command, cwd=workspace, stderr=subprocess.DEVNULL)
+    env = dict(os.environ)
+    if src is not None:
+        env["PYTHONPATH"] = os.pathsep.join([src, env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    process = subprocess.Popen(command, cwd=workspace, stderr=subprocess.DEVNULL, env=env)
     wait_listening(port, process)
     return process, f"http://127.0.0.1:{port}/mcp"
 
 
-def start_floor() -> tuple[subprocess.Popen[bytes], str]:
+def start_floor(flags: list[str]) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
-    command = [sys.executable, __file__, "--floor-server", str(port)]
+    command = [sys.executable, __file__, "--floor-server", str(port), *flags]
     process = subprocess.Popen(command, stderr=subprocess.DEVNULL)
     wait_listening(port, process)
     return process, f"http://127.0.0.1:{port}/mcp"
@@ -253,17 +264,32 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--tools", action="store_true", help="also grep_search and glob")
     parser.add_argument("--serve-args", default="", help="extra arguments to our serve")
+    parser.add_argument(
+        "--before-src",
+        help="also serve from this source tree (an older commit's src/) in the same run",
+    )
+    parser.add_argument(
+        "--http",
+        default="",
+        help="HTTP modes for both servers: '--stateless' and/or '--json-response'",
+    )
     args = parser.parse_args()
     levels = [int(v) for v in args.levels.split(",")]
     with tempfile.TemporaryDirectory(prefix="qwen-tools-bench-serve-") as tmp:
         workspace = Path(os.path.realpath(tmp))
         loads = workload(workspace, args.tools)
-        ours, ours_url = start_ours(workspace, shlex.split(args.serve_args))
-        floor, floor_url = start_floor()
+        flags = shlex.split(args.http)
+        floor, floor_url = start_floor(flags)
+        servers = {"floor": (floor, floor_url)}
+        servers["ours"] = start_ours(workspace, [*flags, *shlex.split(args.serve_args)])
+        if args.before_src:
+            before_args = [*flags, *shlex.split(args.serve_args)]
+            servers["before"] = start_ours(workspace, before_args, args.before_src)
         try:
             print(
                 f"serve over streamable HTTP, {args.calls} calls per line, clients in "
                 f"{args.procs} processes (mode {args.mode}), {os.cpu_count()} CPUs"
+                + (f", both servers {args.http}" if args.http else "")
             )
             print(
                 f"{'server / tool':<28}{'clients':>8}{'CPU/call':>11}{'p50':>9}{'p99':>9}"
@@ -272,35 +298,29 @@ def main() -> None:
             for round_ in range(args.rounds):
                 for level in levels:
                     rows: dict[str, dict[str, float]] = {}
-                    order = [("floor", None), *loads.items()]
+                    order = [("floor", "floor constant", "constant", {})]
+                    for name, (tool, arguments) in loads.items():
+                        order += [
+                            (who, f"{who} {name}", tool, arguments)
+                            for who in servers
+                            if who != "floor"
+                        ]
                     if round_ % 2:
                         order.reverse()
-                    for name, load in order:
-                        if load is None:
-                            rows["floor constant"] = measure(
-                                floor.pid,
-                                floor_url,
-                                "constant",
-                                {},
-                                level,
-                                args.calls,
-                                args.procs,
-                                args.mode,
-                            )
-                        else:
-                            tool, arguments = load
-                            rows[f"ours {name}"] = measure(
-                                ours.pid,
-                                ours_url,
-                                tool,
-                                arguments,
-                                level,
-                                args.calls,
-                                args.procs,
-                                args.mode,
-                            )
+                    for who, label, tool, arguments in order:
+                        process, url = servers[who]
+                        rows[label] = measure(
+                            process.pid,
+                            url,
+                            tool,
+                            arguments,
+                            level,
+                            args.calls,
+                            args.procs,
+                            args.mode,
+                        )
                     base = rows["floor constant"]["cpu_ms"]
-                    for name, row in sorted(rows.items(), key=lambda kv: not kv[0].startswith("f")):
+                    for name, row in sorted(rows.items(), key=lambda kv: kv[0] != "floor constant"):
                         print(
                             f"{name:<28}{level:>8}{row['cpu_ms']:>9.2f}ms{row['p50_ms']:>7.1f}ms"
                             f"{row['p99_ms']:>7.1f}ms{row['rate']:>9.0f}{row['cpu_ms'] / base:>6.2f}x"
@@ -308,13 +328,13 @@ def main() -> None:
                             flush=True,
                         )
         finally:
-            stop(ours)
-            stop(floor)
+            for process, _url in servers.values():
+                stop(process)
 
 
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--floor-server":
-        floor_server(int(sys.argv[2]))
+        floor_server(int(sys.argv[2]), sys.argv[3:])
     elif len(sys.argv) > 1 and sys.argv[1] == "--client":
         url, sessions, calls, tool, tool_args, mode = sys.argv[2:8]
         asyncio.run(client_main(url, int(sessions), int(calls), tool, tool_args, mode))

@@ -4,7 +4,8 @@ Real servers, real SDK clients (handshake protocol) and raw HTTP requests:
 
 * stateless: no ``Mcp-Session-Id`` is handed out, a request that carries none after the
   handshake is still answered (any process behind a balancer could take it), and every request
-  gets a fresh session: what one call read does not let the next one edit;
+  gets a fresh session: what one call read does not let the next one edit; a client's roots
+  cannot be asked for, so its sessions have the server's workspace (as the README says);
 * JSON response: a call is answered with one ``application/json`` body, not an SSE stream, and
   per-client sessions still hold (a read lets the same client edit, not another).
 """
@@ -140,5 +141,28 @@ async def test_json_response_keeps_per_client_sessions(
                 done = await a.call_tool("edit", edit)
                 assert not done.is_error, text_of(done)
         assert (ws / "notes.txt").read_text() == "line 1\nline two\nline 3\n"
+    finally:
+        assert server.stop() == 0, server.stderr()
+
+
+async def test_stateless_sessions_use_the_servers_workspace_for_a_client_with_roots(
+    ws: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    """Stateless: a request cannot be followed by the server's ``roots/list`` to its client."""
+    a, b = ws / "a", ws / "b"
+    a.mkdir()
+    b.mkdir()
+    (b / "y.txt").write_text("in b\n")
+
+    async def roots(context: Any) -> types.ListRootsResult:
+        return types.ListRootsResult(roots=[types.Root(uri=a.as_uri(), name="a")])  # type: ignore[arg-type]
+
+    server = start_http(ws, env, tmp_path / "server.log", "--stateless")
+    try:
+        with anyio.fail_after(60):
+            async with Client(server.url, mode="legacy", list_roots_callback=roots) as client:
+                done = await client.call_tool("read_file", {"file_path": str(b / "y.txt")})
+        assert not done.is_error, text_of(done)
+        assert "in b" in text_of(done)
     finally:
         assert server.stop() == 0, server.stderr()
