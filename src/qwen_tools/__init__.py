@@ -123,6 +123,7 @@ if TYPE_CHECKING:  # the static view of the lazy exports below
         canonical_tool_name as canonical_tool_name,
     )
     from qwen_tools.contract.validation import validate_params as validate_params
+    from qwen_tools.execution.call_types import ConfirmationHandler as ConfirmationHandler
     from qwen_tools.execution.scheduler import (
         ToolCallEvent as ToolCallEvent,
         ToolCallStatus as ToolCallStatus,
@@ -136,7 +137,9 @@ if TYPE_CHECKING:  # the static view of the lazy exports below
     from qwen_tools.function_tools.context import ToolContext as ToolContext
     from qwen_tools.function_tools.function_tool import FunctionTool as FunctionTool, tool as tool
     from qwen_tools.function_tools.running import check_cancelled as check_cancelled
+    from qwen_tools.mcp.deferred_tools import model_declarations as model_declarations
     from qwen_tools.mcp.manager import McpManager as McpManager
+    from qwen_tools.mcp.registration import register_mcp_tools as register_mcp_tools
     from qwen_tools.model.client import ChatClient as ChatClient
     from qwen_tools.model.errors import ModelError as ModelError, ModelHTTPError as ModelHTTPError
     from qwen_tools.model.model_config import (
@@ -149,7 +152,11 @@ if TYPE_CHECKING:  # the static view of the lazy exports below
         ToolRegistrationError as ToolRegistrationError,
         ToolRegistry as ToolRegistry,
     )
-    from qwen_tools.session.default_registry import build_registry as build_registry
+    from qwen_tools.registry.strict_schema import drop_strict_nulls as drop_strict_nulls
+    from qwen_tools.session.default_registry import (
+        build_registry as build_registry,
+        build_registry_async as build_registry_async,
+    )
     from qwen_tools.session.session import Session as Session
     from qwen_tools.subagents.protocol import (
         SubagentProgress as SubagentProgress,
@@ -157,6 +164,7 @@ if TYPE_CHECKING:  # the static view of the lazy exports below
         SubagentRequest as SubagentRequest,
         SubagentRunner as SubagentRunner,
     )
+    from qwen_tools.tools.todo_write.tool import read_todos as read_todos
 
 _EXPORTS: dict[str, str] = {
     "Kind": "contract.kinds",
@@ -220,6 +228,12 @@ _EXPORTS: dict[str, str] = {
     "ToolDisplayNames": "contract.tool_names",
     "canonical_tool_name": "contract.tool_names",
     "build_registry": "session.default_registry",
+    "build_registry_async": "session.default_registry",
+    "drop_strict_nulls": "registry.strict_schema",
+    "register_mcp_tools": "mcp.registration",
+    "model_declarations": "mcp.deferred_tools",
+    "read_todos": "tools.todo_write.tool",
+    "ConfirmationHandler": "execution.call_types",
     "Config": "config.config",
     "SettingsError": "config.settings",
     "LoadedSettings": "config.settings",
@@ -270,118 +284,7 @@ _EXPORTS: dict[str, str] = {
     "ModelHTTPError": "model.errors",
 }
 
-__all__ = [
-    "CONCURRENCY_SAFE_KINDS",
-    "MUTATOR_KINDS",
-    "READ_ONLY_KINDS",
-    "AbortController",
-    "AbortError",
-    "AbortSignal",
-    "AgentEvent",
-    "AgentLoop",
-    "AgentSession",
-    "ApprovalMode",
-    "BaseDeclarativeTool",
-    "BaseToolInvocation",
-    "ChatClient",
-    "CompletedToolCall",
-    "Config",
-    "ContentGenerator",
-    "DiffStat",
-    "EditConfirmationDetails",
-    "ExecConfirmationDetails",
-    "FileDataPart",
-    "FileDiff",
-    "FileDiscoveryService",
-    "FileFilteringOptions",
-    "Finished",
-    "FunctionCall",
-    "FunctionDeclaration",
-    "FunctionResponse",
-    "FunctionTool",
-    "InfoConfirmationDetails",
-    "InlineDataPart",
-    "Kind",
-    "LoadedSettings",
-    "McpConfirmationDetails",
-    "McpManager",
-    "McpServerConfig",
-    "McpToolProgressDisplay",
-    "ModelConfig",
-    "ModelDeclarativeTool",
-    "ModelError",
-    "ModelHTTPError",
-    "ModelNotConfigured",
-    "ModelTurn",
-    "ModifiableTool",
-    "ModifyContext",
-    "Part",
-    "PartListUnion",
-    "PartUnion",
-    "PlanConfirmationDetails",
-    "PlanSummaryDisplay",
-    "RetryPolicy",
-    "Retrying",
-    "Session",
-    "SettingsError",
-    "StopReason",
-    "StructuredToolError",
-    "SubagentProgress",
-    "SubagentReport",
-    "SubagentRequest",
-    "SubagentRunner",
-    "TaskExecutionDisplay",
-    "TextDelta",
-    "TextPart",
-    "ThinkingDelta",
-    "TodoItem",
-    "TodoListDisplay",
-    "ToolCallAwaitingApproval",
-    "ToolCallConfirmationDetails",
-    "ToolCallEvent",
-    "ToolCallFinished",
-    "ToolCallOutput",
-    "ToolCallRequest",
-    "ToolCallScheduled",
-    "ToolCallStarted",
-    "ToolCallStatus",
-    "ToolConfirmationOutcome",
-    "ToolConfirmationPayload",
-    "ToolContext",
-    "ToolDisplayNames",
-    "ToolError",
-    "ToolErrorType",
-    "ToolInvocation",
-    "ToolLocation",
-    "ToolNames",
-    "ToolParamsError",
-    "ToolRegistrationError",
-    "ToolRegistry",
-    "ToolResult",
-    "ToolResultDisplay",
-    "ToolScheduler",
-    "ToolSettings",
-    "TurnFinished",
-    "TurnStarted",
-    "UpdateOutput",
-    "WorkspaceContext",
-    "__version__",
-    "build_registry",
-    "canonical_tool_name",
-    "check_cancelled",
-    "convert_to_function_response",
-    "function_response_for_result",
-    "is_modifiable",
-    "iter_events",
-    "load_settings",
-    "part_from_dict",
-    "resolve_model_config",
-    "response_text",
-    "run_tool_call",
-    "to_parts",
-    "tool",
-    "validate_params",
-]
+__all__ = ["__version__", *_EXPORTS]  # every lazy export of the table above, and the version
 
 
 def __getattr__(name: str) -> Any:

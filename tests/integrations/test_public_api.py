@@ -1,0 +1,55 @@
+"""What a user imports: everything from ``qwen_tools`` (or an adapter module), nothing private.
+
+The README is read as a user reads it: its code imports only public modules, and the functions it
+names are reached through them.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import qwen_tools
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+PUBLIC_MODULES = {
+    "qwen_tools",
+    "qwen_tools.integrations.pydantic_ai",
+    "qwen_tools.integrations.openai_agents",
+    "qwen_tools.integrations.langchain",
+}
+
+
+def test_every_public_name_resolves() -> None:
+    for name in qwen_tools.__all__:
+        assert getattr(qwen_tools, name) is not None, name
+    assert len(set(qwen_tools.__all__)) == len(qwen_tools.__all__)
+
+
+def test_what_a_library_user_needs_is_exported() -> None:
+    needed = {
+        "Session",
+        "ToolScheduler",
+        "ToolCallRequest",
+        "McpManager",
+        "register_mcp_tools",
+        "build_registry",
+        "build_registry_async",
+        "ToolRegistry",
+        "ConfirmationHandler",
+        "tool",
+        "check_cancelled",
+        "drop_strict_nulls",
+        "model_declarations",
+        "read_todos",
+    }
+    assert needed <= set(qwen_tools.__all__)
+
+
+def test_the_readme_uses_only_public_modules() -> None:
+    text = README.read_text()
+    imported = set(re.findall(r"^\s*from (qwen_tools[\w.]*) import", text, re.M))
+    imported |= set(re.findall(r"^\s*import (qwen_tools[\w.]*)", text, re.M))
+    assert imported <= PUBLIC_MODULES, imported - PUBLIC_MODULES
+    called = {m.rsplit(".", 1)[0] for m in re.findall(r"(qwen_tools(?:\.\w+)+)\(", text)}
+    assert called <= PUBLIC_MODULES, called - PUBLIC_MODULES
