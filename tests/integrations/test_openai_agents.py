@@ -128,15 +128,22 @@ async def test_once_runs_that_call_only(ws: Path) -> None:
         assert not (ws / "two.txt").exists()
 
 
-async def test_images_as_sdk_image_output(ws: Path) -> None:
+async def test_images_as_sdk_image_output_and_live_output(ws: Path) -> None:
     @tool
-    def picture() -> list[Any]:
+    def picture(update_output: Any) -> list[Any]:
         """A picture."""
+        update_output("developing")
         return ["caption", InlineDataPart("image/png", PNG)]
 
-    async with QwenTools(ws, tools=[picture]) as qwen:
+    live: list[tuple[str, str, str]] = []
+
+    def on_output(name: str, call_id: str, text: str) -> None:
+        live.append((name, call_id, text))
+
+    async with QwenTools(ws, tools=[picture], on_output=on_output) as qwen:
         agent = Agent(name="t", model=model(("picture", {})), tools=qwen.tools)
         result = await Runner.run(agent, "look")
+    assert live == [("picture", "c0", "developing")]
     (output,) = outputs(result)
     dumped = json.dumps(output, default=lambda o: o.model_dump())
     assert f"data:image/png;base64,{PNG}" in dumped and "caption" in dumped

@@ -26,13 +26,13 @@ longer interrupts for that tool; its later calls our flow would still ask about 
 user allowed the tool. Schemas are strict where OpenAI's Structured Outputs can express them
 (the strict call's ``null`` arguments are dropped again before the call). Failures come back as
 our error text, images as :class:`agents.ToolOutputImage`. The SDK has no hook for a running
-tool's live output, so it is not relayed.
+tool's live output: give ``QwenTools(on_output=...)`` a callback to receive it.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from agents import FunctionTool, RunContextWrapper, ToolOutputImage, ToolOutputText
@@ -65,11 +65,15 @@ class QwenTools:
         *,
         strict: bool = True,
         include: Sequence[str] | None = None,
+        on_output: Callable[[str, str, str], object] | None = None,
         **session_options: Any,
     ) -> None:
         """``source``: an open session, or a directory to open one on with ``session_options``
-        when entered; ``strict``: strict schemas where they exist; ``include``: only these."""
+        when entered; ``strict``: strict schemas where they exist; ``include``: only these;
+        ``on_output``: receives ``(tool, call_id, text)`` for a running call's live output (the
+        SDK has no hook of its own for it)."""
         self._bridge = QwenBridge(source, **session_options)
+        self._on_output = on_output
         self._strict = strict
         self._include = set(include) if include is not None else None
         self._asked: dict[str, ApprovalRequest] = {}
@@ -129,7 +133,14 @@ class QwenTools:
             if ctx.is_tool_approved(name, call_id):
                 sticky = ctx.is_tool_approved(name, _PROBE) is True
                 answer = Answer(True, always=sticky and call_id in asked)
-            done = await bridge.run(name, _plain(params, original, strict), call_id, answer=answer)
+            output = None
+            if (listener := self._on_output) is not None:
+
+                def output(text: str) -> None:
+                    listener(name, call_id, text)
+
+            plain = _plain(params, original, strict)
+            done = await bridge.run(name, plain, call_id, answer=answer, on_output=output)
             asked.pop(call_id, None)
             if isinstance(done, ApprovalRequest):
                 from qwen_tools.execution import messages
