@@ -125,6 +125,7 @@ async def test_always_allow_carries_over(ws: Path) -> None:
     model, seen = scripted(
         ("run_shell_command", {"command": "touch first.txt"}),
         ("run_shell_command", {"command": "touch second.txt"}),
+        ("run_shell_command", {"command": "rm first.txt"}),
     )
     agent = Agent(model, toolsets=[QwenToolset(ws)], output_type=[str, DeferredToolRequests])
     async with agent:
@@ -137,8 +138,13 @@ async def test_always_allow_carries_over(ws: Path) -> None:
             message_history=result.all_messages(),
             deferred_tool_results=approval_results({call.tool_call_id: "always"}),
         )
-    assert result.output == "done"  # the second touch was not asked about
-    assert (ws / "first.txt").exists() and (ws / "second.txt").exists()
+        # the second touch was not asked about; "always" for touch does not cover rm
+        assert (ws / "first.txt").exists() and (ws / "second.txt").exists()
+        requests = result.output
+        assert isinstance(requests, DeferredToolRequests)
+        (call,) = requests.approvals
+        assert requests.metadata[call.tool_call_id]["confirmation"]["rootCommands"] == ["rm"]
+        assert (ws / "first.txt").exists()
     assert [type(part) for part in seen] == [ToolReturnPart, ToolReturnPart]
 
 
