@@ -6,8 +6,12 @@ names are reached through them.
 
 from __future__ import annotations
 
+import importlib
 import re
+import sys
 from pathlib import Path
+
+import pytest
 
 import qwen_tools
 
@@ -53,3 +57,23 @@ def test_the_readme_uses_only_public_modules() -> None:
     assert imported <= PUBLIC_MODULES, imported - PUBLIC_MODULES
     called = {m.rsplit(".", 1)[0] for m in re.findall(r"(qwen_tools(?:\.\w+)+)\(", text)}
     assert called <= PUBLIC_MODULES, called - PUBLIC_MODULES
+
+
+@pytest.mark.parametrize(
+    ("module", "framework", "extra"),
+    [
+        ("pydantic_ai", "pydantic_ai", "pydantic-ai"),
+        ("openai_agents", "agents", "openai-agents"),
+        ("langchain", "langchain_core", "langchain"),
+    ],
+)
+def test_an_adapter_without_its_framework_names_the_extra(
+    monkeypatch: pytest.MonkeyPatch, module: str, framework: str, extra: str
+) -> None:
+    name = f"qwen_tools.integrations.{module}"
+    monkeypatch.delitem(sys.modules, name, raising=False)
+    for loaded in [m for m in sys.modules if m == framework or m.startswith(f"{framework}.")]:
+        monkeypatch.delitem(sys.modules, loaded)
+    monkeypatch.setitem(sys.modules, framework, None)  # as if it were not installed
+    with pytest.raises(ImportError, match=re.escape(f"pip install 'qwen-tools[{extra}]'")):
+        importlib.import_module(name)

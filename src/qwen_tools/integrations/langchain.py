@@ -34,8 +34,13 @@ from collections.abc import Sequence
 from contextvars import ContextVar
 from typing import Any
 
-from langchain_core.tools import BaseTool, ToolException
-from langgraph.types import interrupt
+try:
+    from langchain_core.tools import BaseTool, ToolException
+    from langgraph.types import interrupt
+except ImportError as exc:  # the extra is not installed
+    raise ImportError(
+        f"{__name__} needs langchain-core and langgraph: pip install 'qwen-tools[langchain]'"
+    ) from exc
 
 from qwen_tools.contract.parts import InlineDataPart
 from qwen_tools.integrations.bridge import (

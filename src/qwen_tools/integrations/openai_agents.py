@@ -35,9 +35,14 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from agents import FunctionTool, RunContextWrapper, ToolOutputImage, ToolOutputText
-from agents.items import ToolApprovalItem
-from agents.tool_context import ToolContext
+try:
+    from agents import FunctionTool, RunContextWrapper, ToolOutputImage, ToolOutputText
+    from agents.items import ToolApprovalItem
+    from agents.tool_context import ToolContext
+except ImportError as exc:  # the extra is not installed
+    raise ImportError(
+        f"{__name__} needs the OpenAI Agents SDK: pip install 'qwen-tools[openai-agents]'"
+    ) from exc
 
 from qwen_tools.contract.parts import InlineDataPart
 from qwen_tools.integrations.bridge import (

@@ -33,19 +33,24 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic_ai import (
-    ApprovalRequired,
-    BinaryContent,
-    CustomEvent,
-    DeferredToolResults,
-    RunContext,
-    ToolDefinition,
-    ToolDenied,
-    ToolFailed,
-)
-from pydantic_ai.exceptions import UserError
-from pydantic_ai.toolsets import AbstractToolset, ToolsetTool
-from pydantic_core import SchemaValidator, core_schema
+try:
+    from pydantic_ai import (
+        ApprovalRequired,
+        BinaryContent,
+        CustomEvent,
+        DeferredToolResults,
+        RunContext,
+        ToolDefinition,
+        ToolDenied,
+        ToolFailed,
+    )
+    from pydantic_ai.exceptions import UserError
+    from pydantic_ai.toolsets import AbstractToolset, ToolsetTool
+    from pydantic_core import SchemaValidator, core_schema
+except ImportError as exc:  # the extra is not installed
+    raise ImportError(
+        f"{__name__} needs pydantic-ai: pip install 'qwen-tools[pydantic-ai]'"
+    ) from exc
 
 from qwen_tools.contract.parts import InlineDataPart
 from qwen_tools.integrations.bridge import (
