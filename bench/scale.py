@@ -6,8 +6,8 @@ Measured in one run on this machine (ratios are what matter; absolute figures de
    (:class:`SessionHost`, what a pool worker runs) and in a 1-worker :class:`SessionPool`;
    resident memory per idle session beyond the process (RSS after minus RSS after a warm-up of
    10 sessions, divided by the count; target < 2 MB) and the time to open each.
-2. Small calls (``read_file`` of a 3-line file) from ``--clients`` concurrent callers on 16
-   sessions: local sessions in one process vs the same calls through a 2-worker pool on a
+2. Small calls (``read_file`` of a 3-line file) from ``--clients`` (and 64) concurrent callers
+   on 16 sessions: local sessions in one process vs the same calls through a 2-worker pool on a
    local Ray with 2 CPUs (target: pool >= 0.7 x local).
 3. The same calls through a pool of 1 and of 2 workers on a two-node local cluster
    (``ray.cluster_utils.Cluster``, 1 CPU per node).
@@ -208,12 +208,13 @@ async def main() -> None:
             f"{pooled['kb_per_session']:.0f} kB each (worker RSS), "
             f"{pooled['ms_per_open']:.1f} ms per open (100 at a time)"
         )
-        local = await calls_local(options.calls, options.clients)
-        pool2 = await calls_pool(2, options.calls, options.clients)
-        print(
-            f"2. read_file calls, {options.clients} clients: local {local:.0f}/s, "
-            f"2-worker pool {pool2:.0f}/s, ratio {pool2 / local:.2f}"
-        )
+        for clients in sorted({options.clients, 64}):
+            local = await calls_local(options.calls, clients)
+            pool2 = await calls_pool(2, options.calls, clients)
+            print(
+                f"2. read_file calls, {clients} clients: local {local:.0f}/s, "
+                f"2-worker pool {pool2:.0f}/s, ratio {pool2 / local:.2f}"
+            )
         queue: Any = multiprocessing.get_context("spawn").Queue()
         server = multiprocessing.get_context("spawn").Process(target=_serve, args=(queue,))
         server.start()
