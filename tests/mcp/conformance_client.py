@@ -33,7 +33,7 @@ from qwen_tools import ApprovalMode, Config, ToolCallRequest, build_registry, ru
 from qwen_tools.mcp.connection import McpServerStatus
 from qwen_tools.mcp.listing import NOTHING_FOUND
 from qwen_tools.mcp.manager import McpManager
-from qwen_tools.mcp.oauth import login
+from qwen_tools.mcp.oauth_login import login
 from qwen_tools.mcp.registration import register_mcp_tools
 
 SERVER = "conformance"

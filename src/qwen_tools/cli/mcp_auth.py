@@ -35,7 +35,8 @@ def run_auth(args: argparse.Namespace) -> int:
     import asyncio
 
     from qwen_tools.cli.context import CliConfigError, load_config, report_config_error
-    from qwen_tools.mcp.oauth import login, server_url
+    from qwen_tools.mcp.oauth import server_url
+    from qwen_tools.mcp.oauth_login import login
     from qwen_tools.mcp.oauth_store import forget_server, tokens_path
 
     try:

@@ -16,7 +16,7 @@
   ``list_mcp_resources``: a server's resources, as the model reads them;
 * :mod:`.deferred_tools`, :mod:`.tool_bridge` — MCP tools kept out of the declarations and
   reached through ``tool_search`` / ``tool_call``, as 0.24.4 offers them;
-* :mod:`.oauth`, :mod:`.oauth_store` — OAuth 2.1 for remote servers (the SDK's provider): the
+* :mod:`.oauth`, :mod:`.oauth_login`, :mod:`.oauth_store` — OAuth 2.1 for remote servers (the SDK's provider): the
   ``mcp auth`` login, and the tokens (0600) sessions send and refresh;
 * :mod:`.sdk_logs` — the SDK's tracebacks moved to the debug log.
 

@@ -5,8 +5,8 @@ The SDK does the protocol: discovery of the protected resource and its authoriza
 authorization code with PKCE (S256), scope selection, the token request and refresh. We add:
 
 * where tokens and registered clients live (:mod:`.oauth_store`, mode 0600);
-* the login (:func:`login`, ``qwen-tools mcp auth NAME``): a listener on ``127.0.0.1`` receives the
-  redirect, the authorization URL is handed to ``open_url`` (the CLI prints it);
+* the login (:mod:`.oauth_login`, ``qwen-tools mcp auth NAME``): a listener on ``127.0.0.1``
+  receives the redirect, the authorization URL is handed to ``open_url`` (the CLI prints it);
 * the provider a session uses (:func:`session_auth`): stored tokens are sent and refreshed; when
   a new login would be needed — or a server never logged in to answers 401 — the connection
   fails with :data:`LOGIN_NEEDED` instead of waiting for a browser nobody watches.
@@ -20,12 +20,9 @@ client id where the authorization server supports it).
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qs, urlsplit
 
 from qwen_tools.mcp.oauth_store import FileTokenStorage, has_tokens, tokens_path
 
@@ -35,12 +32,11 @@ if TYPE_CHECKING:
 
     from qwen_tools.config.tool_settings import McpServerConfig
 
-__all__ = ["LOGIN_NEEDED", "CallbackListener", "login", "server_url", "session_auth"]
+__all__ = ["LOGIN_NEEDED", "make_provider", "oauth_options", "server_url", "session_auth"]
 
 LOGIN_NEEDED = "MCP server '{name}' requires OAuth authentication: run 'qwen-tools mcp auth {name}'"
 CALLBACK_PATH = "/oauth/callback"
 LOGIN_TIMEOUT_S = 300.0
-_PAGE = "<!doctype html><title>qwen-tools</title><p>{text}</p><p>You can close this window.</p>"
 
 
 class LoginNeeded(Exception):
@@ -52,7 +48,7 @@ def server_url(config: McpServerConfig) -> str | None:
     return config.http_url or config.url
 
 
-def _oauth_options(config: McpServerConfig) -> dict[str, Any]:
+def oauth_options(config: McpServerConfig) -> dict[str, Any]:
     options = config.extra.get("oauth")
     return options if isinstance(options, dict) else {}
 
@@ -63,7 +59,7 @@ def _home() -> Path:
     return qwen_home()
 
 
-def _provider(
+def make_provider(
     name: str,
     config: McpServerConfig,
     home: Path,
@@ -74,7 +70,7 @@ def _provider(
     from mcp.shared.auth import OAuthClientMetadata
 
     url = server_url(config) or ""
-    options = _oauth_options(config)
+    options = oauth_options(config)
     scopes = options.get("scopes")
     scope = " ".join(s for s in scopes if isinstance(s, str)) if isinstance(scopes, list) else None
     metadata = OAuthClientMetadata.model_validate(
@@ -165,7 +161,7 @@ def session_auth(name: str, config: McpServerConfig, home: Path | None = None) -
     if not url:
         return None
     home = home or _home()
-    if not has_tokens(tokens_path(home), name, url) and not _oauth_options(config):
+    if not has_tokens(tokens_path(home), name, url) and not oauth_options(config):
         return _login_hint(name)
 
     async def refuse(_url: str) -> None:
@@ -174,13 +170,8 @@ def session_auth(name: str, config: McpServerConfig, home: Path | None = None) -
     async def never() -> AuthorizationCodeResult:
         raise LoginNeeded(LOGIN_NEEDED.format(name=name))
 
-    redirect = _oauth_options(config).get("redirectUri") or f"http://127.0.0.1{CALLBACK_PATH}"
-    return _provider(name, config, home, str(redirect), refuse, never)
-
-
-def _first(query: dict[str, list[str]], key: str) -> str | None:
-    values = query.get(key)
-    return values[0] if values else None
+    redirect = oauth_options(config).get("redirectUri") or f"http://127.0.0.1{CALLBACK_PATH}"
+    return make_provider(name, config, home, str(redirect), refuse, never)
 
 
 def _login_hint(name: str) -> Any:
@@ -195,122 +186,3 @@ def _login_hint(name: str) -> Any:
                 raise LoginNeeded(LOGIN_NEEDED.format(name=name))
 
     return LoginHint()
-
-
-class CallbackListener:
-    """An HTTP listener on 127.0.0.1 that waits for the authorization server's redirect."""
-
-    def __init__(self, port: int = 0) -> None:
-        self.port = port
-        self._server: asyncio.Server | None = None
-        self._result: asyncio.Future[AuthorizationCodeResult] | None = None
-
-    @property
-    def redirect_uri(self) -> str:
-        return f"http://127.0.0.1:{self.port}{CALLBACK_PATH}"
-
-    async def __aenter__(self) -> CallbackListener:
-        self._result = asyncio.get_running_loop().create_future()
-        self._server = await asyncio.start_server(self._handle, "127.0.0.1", self.port)
-        self.port = self._server.sockets[0].getsockname()[1]
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        if self._server is not None:
-            self._server.close()
-            with contextlib.suppress(Exception):
-                await self._server.wait_closed()
-
-    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            line = (await asyncio.wait_for(reader.readline(), 10)).decode("latin-1")
-            parts = line.split(" ")
-            target = urlsplit(parts[1] if len(parts) > 1 else "/")
-            query = parse_qs(target.query)
-            code = _first(query, "code")
-            error = _first(query, "error")
-            if target.path != CALLBACK_PATH or (code is None and error is None):
-                await self._reply(writer, 404, "Not the OAuth callback.")
-                return
-            result = self._result
-            if error is not None:
-                await self._reply(writer, 400, f"Login failed: {error}")
-                if result is not None and not result.done():
-                    result.set_exception(RuntimeError(f"Authorization failed: {error}"))
-                return
-            await self._reply(writer, 200, "Logged in.")
-            if result is not None and not result.done() and code is not None:
-                from mcp.shared.auth import AuthorizationCodeResult
-
-                result.set_result(
-                    AuthorizationCodeResult(
-                        code=code, state=_first(query, "state"), iss=_first(query, "iss")
-                    )
-                )
-        except (TimeoutError, OSError, UnicodeError):
-            pass
-        finally:
-            writer.close()
-
-    @staticmethod
-    async def _reply(writer: asyncio.StreamWriter, status: int, text: str) -> None:
-        body = _PAGE.format(text=text).encode()
-        reason = {200: "OK", 400: "Bad Request", 404: "Not Found"}[status]
-        head = (
-            f"HTTP/1.1 {status} {reason}\r\nContent-Type: text/html; charset=utf-8\r\n"
-            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
-        )
-        writer.write(head.encode() + body)
-        with contextlib.suppress(OSError):
-            await writer.drain()
-
-    async def wait(self, timeout: float = LOGIN_TIMEOUT_S) -> AuthorizationCodeResult:
-        """The ``code``, ``state`` and ``iss`` of the redirect; raises ``TimeoutError``."""
-        assert self._result is not None, "use 'async with'"
-        try:
-            return await asyncio.wait_for(asyncio.shield(self._result), timeout)
-        finally:  # a redirect answers one authorization request only
-            if self._result.done():
-                self._result = asyncio.get_running_loop().create_future()
-
-
-async def login(
-    name: str,
-    config: McpServerConfig,
-    open_url: Callable[[str], Awaitable[None]],
-    *,
-    home: Path | None = None,
-    timeout: float = LOGIN_TIMEOUT_S,
-) -> None:
-    """Log in to server ``name``: the SDK's flow with ``open_url`` showing the authorization URL
-    and a 127.0.0.1 listener receiving the redirect; tokens are stored. Raises on failure."""
-    from mcp.client import Client
-
-    from qwen_tools.mcp.transport import open_transport
-
-    home = home or _home()
-    redirect = _oauth_options(config).get("redirectUri") or await _registered_redirect(
-        name, config, home
-    )
-    port = (urlsplit(str(redirect)).port or 0) if redirect else 0
-    async with CallbackListener(port) as listener:
-
-        async def callback() -> AuthorizationCodeResult:
-            return await listener.wait(timeout)
-
-        uri = str(redirect) if redirect else listener.redirect_uri
-        auth = _provider(name, config, home, uri, open_url, callback)
-        transport = open_transport(
-            name, config, default_cwd=Path.cwd(), stderr=None, on_closed=lambda: None, auth=auth
-        )
-        async with Client(transport, mode="legacy", cache=None) as client:
-            await client.list_tools()
-
-
-async def _registered_redirect(name: str, config: McpServerConfig, home: Path) -> str | None:
-    """The redirect URI a client registered earlier for ``name`` uses (same port again)."""
-    stored = await FileTokenStorage(
-        tokens_path(home), name, server_url(config) or ""
-    ).get_client_info()
-    uris = [str(u) for u in (stored.redirect_uris or [])] if stored is not None else []
-    return next((u for u in uris if u.startswith("http://127.0.0.1:")), None)
