@@ -22,8 +22,10 @@ from qwen_tools.cli.interrupts import process_lifetime
 escape = sys.argv[1]
 with process_lifetime():
     if escape:
-        # not through the supervisor: a setsid'd double fork, its parent gone before we exit
-        subprocess.run(["sh", "-c", f"(setsid sh -c 'sleep {escape} & echo started' &)"], check=True)
+        # not through the supervisor: a setsid'd double fork, its parent gone before we exit;
+        # a survivor keeps no pipe of ours
+        subprocess.run(["sh", "-c", f"(setsid sh -c 'sleep {escape} & echo started' &)"],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         supervised = "qwen_tools.process.supervisor" in sys.modules
 print(json.dumps({"supervisor": "qwen_tools.process.supervisor" in sys.modules,
                   "during": supervised if escape else None}))
@@ -58,3 +60,33 @@ def test_an_orphan_started_outside_the_supervisor_ends_with_the_lifetime(sleep: 
 
 def test_a_lifetime_that_started_nothing_loads_no_supervisor() -> None:
     assert _lifetime("") == {"supervisor": False, "during": None}
+
+
+_RACE = """
+import subprocess, sys
+from qwen_tools.cli.interrupts import process_lifetime
+for token in sys.argv[1:]:
+    with process_lifetime():
+        # the middle shell forks the sleep and exits at once: at the end of the lifetime it may
+        # be a zombie whose child was created after /proc was listed
+        subprocess.run(["sh", "-c", f"(setsid sh -c 'sleep {token} & echo x' &)"], check=True)
+"""
+
+
+def test_a_child_forked_while_the_end_lists_proc_is_not_missed() -> None:
+    """Four interpreters at once, eight lifetimes each: the window is small, contention widens it."""
+    batches = [[unique_sleep() for _ in range(8)] for _ in range(4)]
+    tokens = [token for batch in batches for token in batch]
+    try:
+        runs = [
+            subprocess.Popen(
+                [sys.executable, "-c", _RACE, *batch],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            for batch in batches
+        ]
+        assert [run.wait(timeout=120) for run in runs] == [0, 0, 0, 0]
+        assert [t for t in tokens if arg_pids(t)] == []
+    finally:
+        kill_args(*tokens)

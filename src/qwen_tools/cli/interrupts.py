@@ -53,6 +53,7 @@ def hard_exit(signum: int) -> None:
     with contextlib.suppress(BaseException):
         from qwen_tools.process import supervisor
 
+        supervisor.become_subreaper()  # already one (process_lifetime): the supervisor learns it
         supervisor.end_all(descendants=True)
     with contextlib.suppress(BaseException):
         sys.stdout.flush()

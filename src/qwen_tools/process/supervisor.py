@@ -262,7 +262,12 @@ def kill_descendants() -> dict[int, int]:
             found.update(_marked_anywhere(table, state.instance))
         fresh = {pid: start for pid, start in found.items() if stopped.get(pid) != start}
         if not fresh:
-            break
+            # A process forked after the listing was read is not in ``table``, though its
+            # parent may be (as a zombie whose child was just re-parented to us): look again
+            # while the kernel names a child of ours that the snapshot missed.
+            if not state.subreaper or set(procfs.children_of_self()) <= table.keys():
+                break
+            continue
         for pid in fresh:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGSTOP)
