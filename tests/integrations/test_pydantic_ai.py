@@ -29,7 +29,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.test import TestModel
 
-from qwen_tools import InlineDataPart, Session, tool
+from qwen_tools import InlineDataPart, Session, ToolConfirmationOutcome, tool
 from qwen_tools.integrations.pydantic_ai import QwenToolOutput, QwenToolset, approval_results
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n fake").decode()
@@ -181,3 +181,22 @@ async def test_images_and_live_output(ws: Path) -> None:
     assert images and images[0].media_type == "image/png"
     assert images[0].data == base64.b64decode(PNG)
     assert "a picture" in given
+
+
+async def test_the_sessions_own_handler_can_ask_instead(ws: Path) -> None:
+    """``approvals="session"``: the session's ``confirm`` handler answers inside the call."""
+    asked: list[str] = []
+
+    async def confirm(request: Any, details: Any) -> tuple[ToolConfirmationOutcome, None]:
+        asked.append(details.title)
+        return ToolConfirmationOutcome.PROCEED_ONCE, None
+
+    args = {"file_path": str(ws / "new.txt"), "content": "x"}
+    model, _seen = scripted(("write_file", args))
+    async with Session(ws, confirm=confirm) as session:
+        toolset = QwenToolset(session, approvals="session")
+        agent = Agent(model, toolsets=[toolset], output_type=[str, DeferredToolRequests])
+        result = await agent.run("write")
+    assert result.output == "done"  # no deferred request: the handler answered
+    assert asked and asked[0].startswith("Confirm")
+    assert (ws / "new.txt").read_text() == "x"

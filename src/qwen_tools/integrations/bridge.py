@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from qwen_tools.contract.abort import AbortSignal
 from qwen_tools.contract.kinds import CONCURRENCY_SAFE_KINDS
@@ -193,9 +193,21 @@ def output_text(output: ToolResultDisplay) -> str:
 class QwenBridge:
     """A session (given, or opened on a directory) and the calls the adapters run in it."""
 
-    def __init__(self, source: SessionSource, **session_options: Any) -> None:
+    def __init__(
+        self,
+        source: SessionSource,
+        *,
+        approvals: Literal["framework", "session"] = "framework",
+        **session_options: Any,
+    ) -> None:
         """``source``: an open :class:`~qwen_tools.Session`, or a directory to open one on with
-        ``session_options`` (``approval_mode``, ``tools``, ``mcp`` ...) when :meth:`open` runs."""
+        ``session_options`` (``approval_mode``, ``tools``, ``mcp``, ``confirm`` ...) when
+        :meth:`open` runs. ``approvals="session"``: the session's own ``confirm`` handler asks
+        (in the call, as in :meth:`Session.call <qwen_tools.Session.call>`) instead of the
+        framework's human-in-the-loop mechanism."""
+        if approvals not in ("framework", "session"):
+            raise ValueError(f"approvals must be 'framework' or 'session', not {approvals!r}")
+        self.approvals = approvals
         if isinstance(source, Session):
             if session_options:
                 raise ValueError("session options are for a directory: the session is already made")
@@ -258,6 +270,8 @@ class QwenBridge:
         from qwen_tools.execution.tool_call import PreparedCall, guarded_approval, prepare_call
 
         session = self.session
+        if self.approvals == "session":
+            return None  # the session's handler asks while the call runs
         await session.ensure_tool(name)
         request = ToolCallRequest(name, dict(args), call_id)
         signal = AbortSignal.never()
@@ -288,7 +302,10 @@ class QwenBridge:
         session = self.session
         await session.ensure_tool(name)
         asked: list[ApprovalRequest] = []
-        scheduler = session.scheduler(confirm=_asking(asked, answer))
+        if self.approvals == "session" and answer is None:
+            scheduler = session.scheduler()  # its confirm handler (none: refused, as in call())
+        else:
+            scheduler = session.scheduler(confirm=_asking(asked, answer))
         if on_output is not None:
             relay = on_output
 
