@@ -23,6 +23,11 @@ Failures raise :class:`pydantic_ai.ToolFailed` with our error text; images come 
 :class:`pydantic_ai.BinaryContent`; a shell command's live output is emitted as
 :class:`QwenToolOutput` events into the run's event stream. Tools that change things are
 declared ``sequential`` (they run alone, as our scheduler runs them).
+
+A toolset made from a directory opens its session when the agent enters it: keep the agent
+entered (``async with agent:``) across the runs of a conversation — a resumed run included — or
+give it an open :class:`~qwen_tools.Session`, so the session's state (files read, "always allow"
+answers, todos) carries from one run to the next.
 """
 
 from __future__ import annotations
