@@ -62,6 +62,8 @@ if TYPE_CHECKING:  # the static view of the lazy exports below
         ListDirectoryParams as ListDirectoryParams,
         ListDirectoryTool as ListDirectoryTool,
     )
+    from qwen_tools.tools.lsp.params import LspParams as LspParams
+    from qwen_tools.tools.lsp.tool import LspTool as LspTool
     from qwen_tools.tools.read_file import (
         ReadFileParams as ReadFileParams,
         ReadFileTool as ReadFileTool,
@@ -130,6 +132,7 @@ _PARAMS: dict[str, str] = {
     "EnterPlanModeParams": "enter_plan_mode",
     "ExitPlanModeParams": "exit_plan_mode",
     "WebSearchParams": "web_search.params",
+    "LspParams": "lsp.params",
 }
 _EXPORTS = {cls: module for module, cls in _TOOLS.values()} | _PARAMS
 
@@ -147,6 +150,8 @@ __all__ = [
     "GrepTool",
     "ListDirectoryParams",
     "ListDirectoryTool",
+    "LspParams",
+    "LspTool",
     "ReadFileParams",
     "ReadFileTool",
     "ReadManyFilesParams",

@@ -203,6 +203,8 @@ def test_workspace_symbol_with_references_of_the_top_match(ts: ThreadSession) ->
 
 
 def test_definition_across_files(ts: ThreadSession) -> None:
+    # with math.ts open (as after the other tests), tsserver resolves an import to the class
+    ts.lsp(operation="documentSymbol", filePath="src/math.ts")
     text = ts.lsp(operation="goToDefinition", filePath="src/main.ts", line=8, character=24)
     assert text.startswith("Definitions for src/main.ts:8:24:\n1. ")
     assert f"src/math.ts:9:14 [{SERVER}]" in text or f"src/main.ts:1:15 [{SERVER}]" in text

@@ -6,25 +6,14 @@ and ``codeActionKinds``); it is left out here (it leads to edits the other tools
 
 from __future__ import annotations
 
-from typing import Any, Required, TypedDict
+from typing import Any, get_args
 
 from qwen_tools.tools.common.paths import clean_path_param
+from qwen_tools.tools.lsp.params import LspOperation, LspParams
 
 __all__ = ["DESCRIPTION", "OPERATIONS", "SCHEMA", "LspParams", "validate_lsp_params"]
 
-OPERATIONS = (
-    "goToDefinition",
-    "findReferences",
-    "hover",
-    "documentSymbol",
-    "workspaceSymbol",
-    "goToImplementation",
-    "prepareCallHierarchy",
-    "incomingCalls",
-    "outgoingCalls",
-    "diagnostics",
-    "workspaceDiagnostics",
-)
+OPERATIONS: tuple[str, ...] = get_args(LspOperation)
 
 DESCRIPTION = (
     "Asks the project's language servers (LSP) about the code: where a symbol is defined or "
@@ -121,20 +110,6 @@ SCHEMA: dict[str, Any] = {
         },
     },
 }
-
-
-class LspParams(TypedDict, total=False):
-    """``lsp``'s params, as :data:`SCHEMA` declares them."""
-
-    operation: Required[str]
-    filePath: str
-    line: float
-    character: float
-    includeDeclaration: bool
-    query: str
-    callHierarchyItem: dict[str, Any]
-    serverName: str
-    limit: int
 
 
 _LOCATION = {

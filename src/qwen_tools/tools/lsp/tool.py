@@ -27,7 +27,8 @@ from qwen_tools.lsp.service import LspService, uri_to_path
 from qwen_tools.tools.common.paths import check_inside, js_resolve
 from qwen_tools.tools.lsp import format as fmt
 from qwen_tools.tools.lsp.enabled import lsp_server_configs, lsp_tool_enabled
-from qwen_tools.tools.lsp.schema import DESCRIPTION, SCHEMA, LspParams, validate_lsp_params
+from qwen_tools.tools.lsp.params import LspParams
+from qwen_tools.tools.lsp.schema import DESCRIPTION, SCHEMA, validate_lsp_params
 
 __all__ = ["LspTool"]
 
