@@ -65,8 +65,6 @@ def _workspace(root: Path, server: str) -> tuple[str, dict[str, Any]]:
                            "env": {"PATH": f"{bin_dir}:{os.environ['PATH']}"}}}  # fmt: skip
         args = {"operation": "goToDefinition", "filePath": "a.py", "line": 5, "character": 12}
     (root / ".lsp.json").write_text(json.dumps(spec))
-    (root / ".qwen").mkdir()
-    (root / ".qwen" / "settings.json").write_text(json.dumps({"lsp": {"enabled": True}}))
     return next(iter(spec.values()))["command"], args
 
 
@@ -79,6 +77,7 @@ async def measure(root: Path, home: Path, server: str, calls: int) -> dict[str, 
     from qwen_tools.session.session import Session
 
     name, args = _workspace(root, server)
+    (home / "settings.json").write_text(json.dumps({"lsp": {"enabled": True}}))  # user settings
     env = {**os.environ, "QWEN_HOME": str(home), "HOME": str(home)}
     start = time.perf_counter()
     async with Session(root, env=env) as session:
