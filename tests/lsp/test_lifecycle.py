@@ -206,3 +206,30 @@ def test_concurrent_first_calls_start_one_server(tmp_path: Path) -> None:
         assert service.manager._slots["pylsp"].starts == 1
     finally:
         ts.close()
+
+
+def test_a_server_that_never_answers_initialize_is_ended(tmp_path: Path) -> None:
+    marker = tmp_path / "hung.pid"
+    root = _project(
+        tmp_path / "ws",
+        {
+            "ruby": {
+                "command": "sh",
+                "args": ["-c", f"echo $$ > {marker}; exec sleep 300"],
+                "extensionToLanguage": {".rb": "ruby"},
+                "startupTimeout": 300,
+            },
+            "python": pylsp_server(),
+        },
+    )
+    (root.parent / "home").mkdir()
+    ts = ThreadSession(root, root.parent / "home")
+    try:
+        text = ts.lsp(operation="documentSymbol", filePath="a.rb")
+        assert text == (
+            "LSP document symbols failed: LSP server sh did not initialize within 300 ms"
+        )
+        assert _wait_gone(int(marker.read_text()))  # not left behind
+        assert ts.lsp(operation="documentSymbol", filePath="a.py").startswith("Document symbols")
+    finally:
+        ts.close()

@@ -367,7 +367,8 @@ class LspConnection:
             return
         process = self._process
         timeout_s = self.config.shutdown_timeout_ms / 1000
-        if process is not None and process.returncode is None:
+        # (a server that never initialized is not asked to shut down: it is ended)
+        if process is not None and process.returncode is None and self.capabilities:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self.client.shutdown_async(None), timeout_s)
                 self.client.exit(None)
