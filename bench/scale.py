@@ -8,7 +8,7 @@ Measured in one run on this machine (ratios are what matter; absolute figures de
    10 sessions, divided by the count; target < 2 MB) and the time to open each.
 2. Small calls (``read_file`` of a 3-line file) from ``--clients`` (and 64) concurrent callers
    on 16 sessions: local sessions in one process vs the same calls through a 2-worker pool on a
-   local Ray with 2 CPUs (target: pool >= 0.7 x local).
+   local Ray with 2 CPUs (target: pool >= 0.7 x local); best of 3 alternated runs each.
 3. The same calls through a pool of 1 and of 2 workers on a two-node local cluster
    (``ray.cluster_utils.Cluster``, 1 CPU per node).
 4. Rollouts against an instant fake OpenAI-compatible model (a separate process): tasks per
@@ -209,8 +209,10 @@ async def main() -> None:
             f"{pooled['ms_per_open']:.1f} ms per open (100 at a time)"
         )
         for clients in sorted({options.clients, 64}):
-            local = await calls_local(options.calls, clients)
-            pool2 = await calls_pool(2, options.calls, clients)
+            local = pool2 = 0.0
+            for _ in range(3):  # alternated, best of 3: the machine may be shared
+                local = max(local, await calls_local(options.calls, clients))
+                pool2 = max(pool2, await calls_pool(2, options.calls, clients))
             print(
                 f"2. read_file calls, {clients} clients: local {local:.0f}/s, "
                 f"2-worker pool {pool2:.0f}/s, ratio {pool2 / local:.2f}"
@@ -250,8 +252,10 @@ async def main() -> None:
     from support.ray_cluster import two_node_cluster
 
     with two_node_cluster():
-        one = await calls_pool(1, options.calls, options.clients)
-        two = await calls_pool(2, options.calls, options.clients)
+        one = two = 0.0
+        for _ in range(3):
+            one = max(one, await calls_pool(1, options.calls, options.clients))
+            two = max(two, await calls_pool(2, options.calls, options.clients))
     print(
         f"3. two-node cluster, read_file calls: 1 worker {one:.0f}/s, 2 workers {two:.0f}/s, "
         f"ratio {two / one:.2f}"

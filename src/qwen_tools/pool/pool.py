@@ -44,7 +44,8 @@ class SessionPool:
         initialised; ``"auto"`` finds a running one). ``num_cpus``: reserved per worker;
         ``settings``: settings every session gets; ``sandbox``: the confined bwrap sandbox
         (default: where bwrap works on the worker's node); ``base_dir``: where workers keep
-        their workspaces (default: the node's temp dir)."""
+        their workspaces (default: the node's temp dir; give a directory used for nothing
+        else: sandboxed shells see none of it but their own workspace)."""
         import ray
 
         if workers < 1:

@@ -1,6 +1,6 @@
 """``PoolWorker``: the body of one Ray worker actor, a :class:`~.host.SessionHost` behind async
 methods. The pool makes it a Ray actor class (``ray.remote(PoolWorker)``); this module does not
-import Ray.
+import Ray when it is imported.
 
 Each worker keeps its sessions under ``<base>/<worker name>`` and clears that directory when it
 starts, so a worker Ray restarts after a crash does not inherit the dead one's workspaces (its
