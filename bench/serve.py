@@ -8,7 +8,9 @@ Two servers run side by side on 127.0.0.1, both over streamable HTTP with uvicor
 * **ours**: ``qwen-tools serve --transport http`` on a temp workspace, answering ``read_file``
   of a 4 KB file (and, with ``--tools``, ``grep_search`` and ``glob`` too);
 * **floor**: a Python-SDK low-level ``Server`` (this file, ``--floor-server``) whose one tool
-  returns a constant text: what the protocol itself costs on this machine.
+  returns a constant text: what the protocol itself costs on this machine ("ok"; with
+  ``--floor-text``, also a line for a constant text as long as the file ours reads, to tell the
+  cost of carrying the text from ours).
 
 For each concurrency level (total client sessions), each server gets ``--procs`` client
 processes (this file, ``--client``; fewer when the level is smaller), each holding its share
@@ -59,14 +61,16 @@ def floor_server(port: int, flags: list[str]) -> None:
     tool = types.Tool(
         name="constant",
         description="Returns a constant.",
-        input_schema={"type": "object", "properties": {"file_path": {"type": "string"}}},
+        input_schema={"type": "object", "properties": {"size": {"type": "integer"}}},
     )
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[tool])
 
     async def call_tool(ctx: Any, params: Any) -> types.CallToolResult:
-        return types.CallToolResult(content=[types.TextContent(text=FLOOR_TEXT)])
+        size = int((params.arguments or {}).get("size", 0))
+        text = "x" * size if size else FLOOR_TEXT
+        return types.CallToolResult(content=[types.TextContent(text=text)])
 
     server: Server[Any] = Server("floor", on_list_tools=list_tools, on_call_tool=call_tool)
     app = server.streamable_http_app(
@@ -132,6 +136,7 @@ def cpu_seconds(pid: int) -> float:
 
 
 def wait_listening(port: int, process: subprocess.Popen[bytes], timeout: float = 60) -> None:
+    """Wait until ``process`` listens on ``port``; stop it and raise if it never does."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -141,6 +146,7 @@ def wait_listening(port: int, process: subprocess.Popen[bytes], timeout: float =
                 return
         except OSError:
             time.sleep(0.1)
+    stop(process)
     raise RuntimeError("server did not listen")
 
 
@@ -231,6 +237,11 @@ def measure(
     }
 
 
+def sample_text(workspace: Path) -> str:
+    """The sample file's text (about what ``read_file`` answers for it)."""
+    return (workspace / "sample.txt").read_text()
+
+
 def workload(workspace: Path, tools: bool) -> dict[str, tuple[str, dict[str, Any]]]:
     sample = workspace / "sample.txt"
     sample.write_text(
@@ -263,6 +274,9 @@ def main() -> None:
     parser.add_argument("--mode", default="legacy", help="the clients' mode: legacy or auto")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--tools", action="store_true", help="also grep_search and glob")
+    parser.add_argument(
+        "--floor-text", action="store_true", help="also the floor with a 4 KB constant text"
+    )
     parser.add_argument("--serve-args", default="", help="extra arguments to our serve")
     parser.add_argument(
         "--before-src",
@@ -279,13 +293,13 @@ def main() -> None:
         workspace = Path(os.path.realpath(tmp))
         loads = workload(workspace, args.tools)
         flags = shlex.split(args.http)
-        floor, floor_url = start_floor(flags)
-        servers = {"floor": (floor, floor_url)}
-        servers["ours"] = start_ours(workspace, [*flags, *shlex.split(args.serve_args)])
-        if args.before_src:
-            before_args = [*flags, *shlex.split(args.serve_args)]
-            servers["before"] = start_ours(workspace, before_args, args.before_src)
+        servers: dict[str, tuple[subprocess.Popen[bytes], str]] = {}
         try:
+            servers["floor"] = start_floor(flags)
+            servers["ours"] = start_ours(workspace, [*flags, *shlex.split(args.serve_args)])
+            if args.before_src:
+                before_args = [*flags, *shlex.split(args.serve_args)]
+                servers["before"] = start_ours(workspace, before_args, args.before_src)
             print(
                 f"serve over streamable HTTP, {args.calls} calls per line, clients in "
                 f"{args.procs} processes (mode {args.mode}), {os.cpu_count()} CPUs"
@@ -299,6 +313,9 @@ def main() -> None:
                 for level in levels:
                     rows: dict[str, dict[str, float]] = {}
                     order = [("floor", "floor constant", "constant", {})]
+                    if args.floor_text:
+                        size = {"size": len(sample_text(workspace))}
+                        order.append(("floor", "floor constant 4 KB", "constant", size))
                     for name, (tool, arguments) in loads.items():
                         order += [
                             (who, f"{who} {name}", tool, arguments)
