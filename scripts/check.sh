@@ -5,8 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY="${PYTHON:-.venv/bin/python}"
 bash scripts/system-deps.sh
-"$PY" -m ruff check src tests bench scripts
-"$PY" -m ruff format --check src tests bench scripts
+"$PY" -m ruff check src tests bench scripts examples
+"$PY" -m ruff format --check src tests bench scripts examples
 "$PY" -m mypy
 # Four workers (pytest-xdist) on any machine: the tests mostly wait on the processes and servers
 # they start, so even two cores gain from more workers than cores (bench/suite_time.md).
