@@ -8,6 +8,11 @@ bash scripts/system-deps.sh
 "$PY" -m ruff check src tests bench scripts examples
 "$PY" -m ruff format --check src tests bench scripts examples
 "$PY" -m mypy
+# The documentation site, strict: a broken link, a docstring griffe cannot read or a built-in
+# tool without its page fails (about 3 s).
+SITE="$(mktemp -d)"
+NO_MKDOCS_2_WARNING=1 "$PY" -m mkdocs build --strict --quiet --site-dir "$SITE"
+rm -rf "$SITE"
 # Four workers (pytest-xdist) on any machine: the tests mostly wait on the processes and servers
 # they start, so even two cores gain from more workers than cores (bench/suite_time.md).
 "$PY" -m pytest -q -n "${PYTEST_WORKERS:-4}"

@@ -1,0 +1,200 @@
+"""MkDocs hooks of the documentation site (``mkdocs.yml``): pages built from the code and README.
+
+* ``<!-- tool-schema: NAME -->`` on a tool's page becomes what the model is told about the
+  built-in tool ``NAME`` (its description and a table of its parameters), read from the tool's
+  real declaration at build time, so the page cannot drift from the schema. Every built-in tool
+  must have a page ``tools/NAME.md`` holding its marker, or the build fails.
+* ``<!-- readme: KEY -->`` becomes the README's text between ``<!-- --8<-- [start:KEY] -->`` and
+  ``<!-- --8<-- [end:KEY] -->`` (the snippets extension's markers, hidden on GitHub), with links
+  into ``docs/`` made relative to the site: the README stays the one copy of that text.
+* ``<!-- api-reference -->`` becomes a mkdocstrings block for every name ``qwen_tools`` exports,
+  grouped by the package that defines it.
+
+The tools are built on an empty temporary workspace with a temporary HOME, so no user settings
+shape the pages.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from mkdocs.exceptions import PluginError
+
+ROOT = Path(__file__).resolve().parents[1]
+TOOL_MARK = re.compile(r"<!-- tool-schema: (\w+) -->")
+README_MARK = re.compile(r"<!-- readme: ([\w-]+) -->")
+API_MARK = "<!-- api-reference -->"
+_declarations: dict[str, Any] | None = None
+_pages_of_keys: dict[str, str] = {}  # README section key -> the page that includes it
+
+
+def builtin_declarations() -> dict[str, Any]:
+    """Name -> (tool, declaration) of every built-in tool, built once per build."""
+    global _declarations
+    if _declarations is None:
+        import qwen_tools.tools as builtins
+        from qwen_tools import Config
+
+        saved = {k: os.environ.get(k) for k in ("HOME", "QWEN_HOME")}
+        with tempfile.TemporaryDirectory() as tmp:
+            os.environ["HOME"] = tmp
+            os.environ["QWEN_HOME"] = str(Path(tmp) / ".qwen")
+            try:
+                config = Config.load(tmp)
+                tools = [
+                    getattr(builtins, name)(config)
+                    for name in builtins.__all__
+                    if name.endswith("Tool")
+                ]
+            finally:
+                for key, value in saved.items():
+                    if value is None:
+                        os.environ.pop(key, None)
+                    else:
+                        os.environ[key] = value
+        _declarations = {tool.name: (tool, tool.schema) for tool in tools}
+    return _declarations
+
+
+def _type_of(schema: dict[str, Any]) -> str:
+    if "$ref" in schema:
+        return schema["$ref"].rsplit("/", 1)[-1]
+    kind = schema.get("type", "any")
+    if isinstance(kind, list):
+        kind = " \\| ".join(kind)
+    if kind == "array":
+        return f"array of {_type_of(schema.get('items', {}))}"
+    if "enum" in schema:
+        return " \\| ".join(f"`{json.dumps(v)}`" for v in schema["enum"])
+    return f"{kind}"
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def parameter_rows(schema: dict[str, Any], prefix: str = "") -> list[tuple[str, str, bool, str]]:
+    """(name, type, required, description) of each property, nested objects flattened."""
+    rows: list[tuple[str, str, bool, str]] = []
+    required = set(schema.get("required", []))
+    for name, prop in schema.get("properties", {}).items():
+        notes = prop.get("description", "")
+        if "default" in prop:
+            notes = f"{notes} Default: `{json.dumps(prop['default'])}`.".strip()
+        rows.append((f"{prefix}{name}", _type_of(prop), name in required, notes))
+        if prop.get("type") == "object":
+            rows += parameter_rows(prop, f"{prefix}{name}.")
+        items = prop.get("items", {})
+        if prop.get("type") == "array" and items.get("type") == "object":
+            rows += parameter_rows(items, f"{prefix}{name}[].")
+    return rows
+
+
+def tool_section(name: str) -> str:
+    found = builtin_declarations().get(name)
+    if found is None:
+        raise PluginError(f"tool-schema: no built-in tool named {name!r}")
+    tool, declaration = found
+    lines = [
+        f"**Name** `{name}` · **display name** {tool.display_name} · **kind** `{tool.kind.value}`",
+        "",
+        "### Parameters",
+        "",
+        "| parameter | type | required | description |",
+        "|---|---|---|---|",
+    ]
+    for param, kind, needed, notes in parameter_rows(declaration.parameters_json_schema):
+        lines.append(f"| `{param}` | {kind} | {'yes' if needed else ''} | {_cell(notes)} |")
+    if not declaration.parameters_json_schema.get("properties"):
+        lines.append("| (none) | | | |")
+    lines += [
+        "",
+        '??? note "The description the model is given"',
+        "",
+        "    ```text",
+        *[f"    {line}".rstrip() for line in declaration.description.splitlines()],
+        "    ```",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _slug(heading: str) -> str:
+    """The anchor GitHub gives a README heading (the README's own links use these)."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def _readme_anchors(text: str) -> dict[str, str]:
+    """README heading anchor -> the key of the section that follows the heading."""
+    found = re.findall(r"^#+ (.+)\n<!-- --8<-- \[start:([\w-]+)\] -->", text, re.MULTILINE)
+    return {_slug(heading): key for heading, key in found}
+
+
+def readme_section(key: str, page_uri: str = "index.md") -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = f"<!-- --8<-- [start:{key}] -->"
+    end = f"<!-- --8<-- [end:{key}] -->"
+    if start not in text or end not in text:
+        raise PluginError(f"README.md has no section {key!r} ({start} ... {end})")
+    body = text.split(start, 1)[1].split(end, 1)[0]
+    anchors = _readme_anchors(text)
+
+    def relink(match: re.Match[str]) -> str:
+        # a link to another README section points at the page that includes that section
+        target = _pages_of_keys.get(anchors.get(match.group(1), ""))
+        if target is None or target == page_uri:
+            return match.group(0)
+        return "](" + posixpath.relpath(target, posixpath.dirname(page_uri) or ".") + ")"
+
+    body = re.sub(r"\]\(#([\w-]+)\)", relink, body)
+    return re.sub(r"\]\(docs/", "](", body).strip("\n")
+
+
+def api_reference() -> str:
+    import qwen_tools
+
+    table: dict[str, str] = qwen_tools._EXPORTS  # name -> defining module, the lazy-export table
+    groups: dict[str, list[str]] = {}
+    for name, module in table.items():
+        groups.setdefault(module.split(".")[0], []).append(name)
+    out: list[str] = []
+    for package, names in groups.items():
+        out += [f"## `qwen_tools.{package}`", ""]
+        for name in names:
+            out += [f"::: qwen_tools.{name}", ""]
+    return "\n".join(out)
+
+
+def on_files(files: Any, config: Any) -> Any:
+    """Fail the build when a built-in tool has no page."""
+    missing = [
+        name
+        for name in builtin_declarations()
+        if files.get_file_from_path(f"tools/{name}.md") is None
+    ]
+    if missing:
+        raise PluginError(f"built-in tools without a page under docs/tools/: {missing}")
+    _pages_of_keys.clear()
+    for file in files.documentation_pages():
+        for key in README_MARK.findall(Path(file.abs_src_path).read_text(encoding="utf-8")):
+            _pages_of_keys.setdefault(key, file.src_uri)
+    return files
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    src = page.file.src_uri
+    marks = TOOL_MARK.findall(markdown)
+    if src.startswith("tools/") and src != "tools/index.md" and marks != [Path(src).stem]:
+        raise PluginError(f"{src} must hold exactly its own marker <!-- tool-schema: NAME -->")
+    markdown = TOOL_MARK.sub(lambda m: tool_section(m.group(1)), markdown)
+    markdown = README_MARK.sub(lambda m: readme_section(m.group(1), src), markdown)
+    if API_MARK in markdown:
+        markdown = markdown.replace(API_MARK, api_reference())
+    return markdown
