@@ -8,7 +8,8 @@
   ``<!-- --8<-- [end:KEY] -->`` (the snippets extension's markers, hidden on GitHub), with links
   into ``docs/`` made relative to the site: the README stays the one copy of that text.
 * ``<!-- api-reference -->`` becomes a mkdocstrings block for every name ``qwen_tools`` exports,
-  grouped by the package that defines it.
+  grouped by the package that defines it. The docstrings' Sphinx roles (``:class:`~a.B```),
+  which mkdocstrings leaves as they are, are shown as plain code (``B``).
 
 The tools are built on an empty temporary workspace with a temporary HOME, so no user settings
 shape the pages.
@@ -30,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TOOL_MARK = re.compile(r"<!-- tool-schema: (\w+) -->")
 README_MARK = re.compile(r"<!-- readme: ([\w-]+) -->")
 API_MARK = "<!-- api-reference -->"
+SPHINX_ROLE = re.compile(r":(?:class|meth|func|mod|attr|data|exc|obj):<code>(~?)([^<]*)</code>")
 _declarations: dict[str, Any] | None = None
 _pages_of_keys: dict[str, str] = {}  # README section key -> the page that includes it
 
@@ -198,3 +200,12 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     if API_MARK in markdown:
         markdown = markdown.replace(API_MARK, api_reference())
     return markdown
+
+
+def _plain_role(match: re.Match[str]) -> str:
+    short, target = match.group(1), match.group(2)
+    return f"<code>{target.rsplit('.', 1)[-1] if short else target}</code>"
+
+
+def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
+    return SPHINX_ROLE.sub(_plain_role, html)

@@ -76,6 +76,7 @@ def test_readme_sections_and_the_api_reference_are_in_the_site(site: Path) -> No
         first_words = " ".join(re.sub(r"[`*]", "", section).split()[:6])
         assert first_words in " ".join(text_of(site / page / "index.html").split()), key
     api = (site / "api" / "index.html").read_text(encoding="utf-8")
+    assert ":class:" not in api and ":meth:" not in api  # Sphinx roles shown as code
     for name in ("Session", "tool", "ToolScheduler", "McpManager", "AgentSession"):
         assert f'id="qwen_tools.{name}"' in api, name
 
@@ -83,6 +84,11 @@ def test_readme_sections_and_the_api_reference_are_in_the_site(site: Path) -> No
 def test_a_tool_without_a_page_fails_the_build(tmp_path: Path) -> None:
     root = copy_of_the_sources(tmp_path)
     (root / "docs" / "tools" / "glob.md").unlink()
+    # no nav entry and no link left either: only the hook can notice the missing page
+    nav = (root / "mkdocs.yml").read_text(encoding="utf-8")
+    (root / "mkdocs.yml").write_text(nav.replace("      - glob: tools/glob.md\n", ""))
+    index = root / "docs" / "tools" / "index.md"
+    index.write_text(index.read_text(encoding="utf-8").replace("[`glob`](glob.md)", "`glob`"))
     done = build(root, tmp_path / "site")
     assert done.returncode != 0
     assert "built-in tools without a page under docs/tools/: ['glob']" in done.stderr
