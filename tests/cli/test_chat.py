@@ -129,7 +129,8 @@ def test_tool_calls_confirmation_and_diff(chat: Any, ws: Path) -> None:
     assert "has been updated" in json.dumps(tool_messages[1])
 
 
-def test_refusing_an_edit_leaves_the_file(chat: Any, ws: Path) -> None:
+@pytest.mark.parametrize("refusal", ["n", "\x1b"], ids=["n", "esc"])
+def test_refusing_an_edit_ends_the_turn(chat: Any, ws: Path, refusal: str) -> None:
     target = ws / "keep.txt"
     target.write_text("original\n")
     edit = {"file_path": str(target), "old_string": "original", "new_string": "changed"}
@@ -143,14 +144,72 @@ def test_refusing_an_edit_leaves_the_file(chat: Any, ws: Path) -> None:
         term.prompt()
         term.send("change it\r")
         term.expect("Apply this change?")
-        term.send("n")
+        term.send(refusal)
         term.expect(r"- Edit keep\.txt")  # the cancelled glyph
+        term.prompt()  # the prompt is back: the model was not asked again
+        assert len(server.requests) == 2
+        term.send("leave it as it is\r")
         term.expect("Understood.")
         term.prompt()
         term.send("/quit\r")
         assert term.finish() == 0
     assert target.read_text() == "original\n"
-    assert "User did not allow tool call" in json.dumps(server.requests[2]["messages"][-1])
+    sent = server.requests[2]["messages"]
+    refused = [m for m in sent if m["role"] == "tool"][-1]
+    assert "User did not allow tool call" in json.dumps(refused)
+    assert user_texts(server.requests[2]) == ["change it", "leave it as it is"]
+
+
+def test_esc_cancels_the_stream_and_never_refuses_a_later_dialog(chat: Any, ws: Path) -> None:
+    hold = threading.Event()
+    script = [
+        Reply(content="Partial answer, then the rest.", hold=hold),
+        Reply(tool_calls=[call("run_shell_command", {"command": "touch made.txt"})]),
+        Reply(content="Made it."),
+    ]
+    with FakeOpenAI(script) as server:
+        term = chat(server)
+        term.prompt()
+        term.send("talk slowly\r")
+        term.expect("Partial answer")
+        term.send("\x1b")  # Esc
+        term.expect("Request cancelled.")
+        term.prompt()
+        hold.set()
+        term.send("make a file\r")
+        term.expect("Allow execution of: 'touch'?")
+        assert not (ws / "made.txt").exists()
+        term.send("1")
+        term.expect("Made it.")
+        term.prompt()
+        term.send("/quit\r")
+        assert term.finish() == 0
+    assert "then the rest" not in term.text
+    assert (ws / "made.txt").exists()
+
+
+def test_esc_cancels_a_running_tool(chat: Any) -> None:
+    command = "echo started-$((6*7)); sleep 60; echo finished-$((5*5))"
+    script = [
+        Reply(tool_calls=[call("run_shell_command", {"command": command})]),
+        Reply(content="Still here."),
+    ]
+    with FakeOpenAI(script) as server:
+        term = chat(server, "--approval-mode", "yolo")
+        term.prompt()
+        term.send("run the slow thing\r")
+        term.expect("started-42")
+        term.send("\x1b")
+        term.expect(r"- Shell")
+        term.expect("Request cancelled.")
+        term.prompt()
+        assert len(server.requests) == 1
+        term.send("are you there?\r")
+        term.expect("Still here.")
+        term.prompt()
+        term.send("\x04")
+        assert term.finish() == 0
+    assert "finished-25" not in term.text
 
 
 def test_ctrl_c_cancels_a_long_shell_command_and_the_session_goes_on(chat: Any) -> None:

@@ -134,6 +134,9 @@ class AgentLoop:
         self.max_turns = max_turns
         self.stream = stream
         self.stats = stats
+        self.end_on_refusal = False
+        """When every call of a batch was refused (cancelled), end the turn without asking the
+        model again (Qwen Code's interactive mode; the refusals stay in the history)."""
         self.history = History()
         self.builder = RequestBuilder(self.model, system_prompt, registry, stream=stream)
         self.scheduler = ToolScheduler(registry, config, confirm=confirm)
@@ -242,7 +245,7 @@ class AgentLoop:
                 completed.extend(done)
                 self.history.extend(self._tool_messages(done))
                 self.emit(TurnFinished(turns, completion.usage, len(done)))
-                if signal.aborted:
+                if signal.aborted or (self.end_on_refusal and _all_refused(done)):
                     return finish(StopReason.CANCELLED)
         except AbortError:
             return finish(StopReason.CANCELLED)
@@ -376,3 +379,8 @@ async def iter_events(
         unsubscribe()
         if not task.done():
             task.cancel()
+
+
+def _all_refused(done: Sequence[CompletedToolCall]) -> bool:
+    """Every call of the batch was cancelled (refused in its dialog, or skipped)."""
+    return bool(done) and all(call.status == "cancelled" for call in done)

@@ -59,6 +59,7 @@ class ChatApp:
         """Start over with an empty history."""
         if self._agent is not None:
             self._loop = self._agent.new_loop(on_event=self.view.handle)
+            self._loop.end_on_refusal = True  # a refusal gives the prompt back, as Qwen Code
 
     # -- the session ----------------------------------------------------------------------------
 
@@ -85,7 +86,7 @@ class ChatApp:
     async def _converse(self, prompt: ChatPrompt) -> None:
         armed = False
         while True:
-            line = await prompt.read()
+            line = await prompt.read(self.terminal.take_typed())
             if line is None:
                 return
             if line == INTERRUPT:
@@ -138,15 +139,16 @@ class ChatApp:
             self.view.end_turn()
             self.terminal.end_turn()
             self._controller = None
-        self._conclude(finished)
+        self._conclude(finished, aborted=controller.signal.aborted)
 
-    def _conclude(self, finished: Finished | None) -> None:
+    def _conclude(self, finished: Finished | None, *, aborted: bool) -> None:
+        """Say how the turn ended (a refusal alone ends it silently: its box says it)."""
         from qwen_tools.agent.events import StopReason
         from qwen_tools.cli.run_cmd import TURN_LIMIT_MESSAGE
 
         if finished is None:
             self.console.print("[yellow]Interrupted.[/] [dim](this turn was forgotten)[/]")
-        elif finished.reason is StopReason.CANCELLED:
+        elif finished.reason is StopReason.CANCELLED and aborted:
             self.console.print("[yellow]Request cancelled.[/]")
         elif finished.reason is StopReason.ERROR:
             error = finished.error or "[API Error: An unknown error occurred.]"

@@ -72,13 +72,14 @@ class ChatPrompt:
             enable_history_search=False,
         )
 
-    async def read(self) -> str | None:
-        """The next prompt; ``None`` on Ctrl-D, :data:`INTERRUPT` on Ctrl-C (empty prompt)."""
+    async def read(self, default: str = "") -> str | None:
+        """The next prompt (``default`` already typed); ``None`` on Ctrl-D, :data:`INTERRUPT`
+        on Ctrl-C (empty prompt)."""
         from prompt_toolkit.formatted_text import FormattedText
 
         try:
             return await self.session.prompt_async(
-                FormattedText([("class:prompt", "> ")]), handle_sigint=False
+                FormattedText([("class:prompt", "> ")]), handle_sigint=False, default=default
             )
         except EOFError:
             return None

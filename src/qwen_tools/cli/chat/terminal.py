@@ -1,17 +1,23 @@
-"""The terminal while a turn runs: typed keys are not echoed, Ctrl-C cancels the turn.
+"""The terminal while a turn runs: typed keys are not echoed, Ctrl-C and Esc cancel the turn.
 
-Between prompts the terminal stays in its normal mode with echo and line editing switched off
-(keys typed ahead wait for the next prompt instead of scribbling over the live region), but
-signals on, so Ctrl-C arrives as ``SIGINT``. The first one aborts the turn's ``AbortSignal``
-(the model stream and the running tools stop, the session goes on); a second one, if the turn
-has still not ended, cancels the turn's task outright.
+Between prompts the terminal stays in its normal mode with echo and line editing switched off,
+but signals on, so Ctrl-C arrives as ``SIGINT``. The first one aborts the turn's
+``AbortSignal`` (the model stream and the running tools stop, the session goes on); a second
+one, if the turn has still not ended, cancels the turn's task outright.
+
+While the live region shows, the terminal's input is read here: a lone Esc cancels the turn
+as Ctrl-C does, text typed ahead is kept for the next prompt (:meth:`TurnTerminal.take_typed`)
+and other keys are dropped. Nothing typed during a turn is left in the terminal's buffer, so a
+stale Esc can never answer a later dialog or prompt.
 """
 
 from __future__ import annotations
 
 import asyncio
+import codecs
 import contextlib
 import os
+import select
 import signal
 import sys
 from collections.abc import Callable
@@ -30,6 +36,10 @@ class TurnTerminal:
         self.fd = fd
         self._saved: list[Any] | None = None
         self._handler_installed = False
+        self._reading = False
+        self._on_escape: Callable[[], None] | None = None
+        self._typed: list[str] = []
+        self._decoder = codecs.getincrementaldecoder("utf-8")("ignore")
 
     def quiet(self) -> None:
         """Stop echoing typed keys (signals stay on)."""
@@ -45,6 +55,9 @@ class TurnTerminal:
         except termios.error:
             return
         self._saved = saved
+        with contextlib.suppress(RuntimeError, ValueError, OSError):
+            asyncio.get_running_loop().add_reader(self.fd, self._drain)
+            self._reading = True
 
     def restore(self) -> None:
         """Give the terminal back its settings (before a dialog, an editor, or the prompt)."""
@@ -52,17 +65,55 @@ class TurnTerminal:
             return
         import termios
 
+        if self._reading:
+            self._reading = False
+            with contextlib.suppress(RuntimeError, ValueError, OSError):
+                asyncio.get_running_loop().remove_reader(self.fd)
+            while select.select([self.fd], [], [], 0)[0] and self._drain():
+                pass  # keys typed just before a dialog or the prompt: read here, not there
         saved, self._saved = self._saved, None
         with contextlib.suppress(termios.error):
             termios.tcsetattr(self.fd, termios.TCSANOW, saved)
 
+    def take_typed(self) -> str:
+        """The text typed during the last turn (for the next prompt); forgets it."""
+        typed, self._typed = "".join(self._typed), []
+        return typed
+
+    def _drain(self) -> bool:
+        """Read what was typed; ``False`` when nothing more can be read."""
+        try:
+            data = os.read(self.fd, 4096)
+        except OSError:
+            data = b""
+        if not data:
+            if self._reading:
+                self._reading = False
+                with contextlib.suppress(RuntimeError, ValueError, OSError):
+                    asyncio.get_running_loop().remove_reader(self.fd)
+            return False
+        escape, text = parse_keys(data)
+        self._typed.append(self._decoder.decode(text))
+        if escape and self._on_escape is not None:
+            self._on_escape()
+        return True
+
     def on_interrupt(self, first: Callable[[], None], again: Callable[[], None]) -> None:
-        """Route ``SIGINT``: ``first`` on the first press, ``again`` on the next ones."""
+        """Route ``SIGINT`` and Esc: ``first`` on the first press, ``again`` on the next ones.
+
+        (Esc is never ``again``: a second Esc does nothing more than the first.)
+        """
         presses = [0]
 
         def handle() -> None:
             presses[0] += 1
             (first if presses[0] == 1 else again)()
+
+        def escape() -> None:
+            if presses[0] == 0:
+                handle()
+
+        self._on_escape = escape
 
         loop = asyncio.get_running_loop()
         try:
@@ -78,6 +129,7 @@ class TurnTerminal:
         end the session.)
         """
         self.restore()
+        self._on_escape = None
         if self._handler_installed:
             with contextlib.suppress(RuntimeError):
                 asyncio.get_running_loop().add_signal_handler(signal.SIGINT, _ignore)
@@ -93,3 +145,31 @@ class TurnTerminal:
 
 def _ignore() -> None:
     return None
+
+
+def parse_keys(data: bytes) -> tuple[bool, bytes]:
+    """Whether ``data`` holds a lone Esc, and its printable text (sequences and controls out).
+
+    A terminal sends Esc as a lone ``ESC`` byte; arrows and function keys are ``ESC [`` or
+    ``ESC O`` sequences, Alt-x is ``ESC x``: those are not Esc.
+    """
+    escape = False
+    text = bytearray()
+    index = 0
+    while index < len(data):
+        byte = data[index]
+        index += 1
+        if byte == 0x1B:
+            following = data[index] if index < len(data) else None
+            if following is None or following == 0x1B:
+                escape = True
+            elif following in (0x5B, 0x4F):  # CSI / SS3: skip to the final byte
+                index += 1
+                while index < len(data) and not 0x40 <= data[index] <= 0x7E:
+                    index += 1
+                index += 1
+            else:
+                index += 1  # Alt + key
+        elif byte >= 0x20 and byte != 0x7F:
+            text.append(byte)
+    return escape, bytes(text)
