@@ -12,7 +12,6 @@ Exit code 0 once every task has a record (failed tasks included: see their ``sta
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 import time
 from typing import TYPE_CHECKING, Any
@@ -177,6 +176,8 @@ def run_rollout(args: argparse.Namespace) -> int:
     if isinstance(model, str):
         print(model, file=sys.stderr)
         return EXIT_CONFIG
+    import asyncio
+
     summary = asyncio.run(_run(args, model, tasks))
     per_status = ", ".join(
         f"{count} {status}" for status, count in sorted(summary.statuses.items())
