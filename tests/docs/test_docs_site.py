@@ -101,3 +101,16 @@ def test_a_missing_readme_section_fails_the_build(tmp_path: Path) -> None:
     done = build(root, tmp_path / "site")
     assert done.returncode != 0
     assert "README.md has no section 'hooks'" in done.stderr
+
+
+def test_the_settings_reference_names_every_tool_key_read() -> None:
+    """Each settings key ``ToolSettings`` reads is in the reference table of docs/settings.md."""
+    source = (ROOT / "src" / "qwen_tools" / "config" / "tool_settings.py").read_text()
+    calls = re.finditer(r'(?:r|reader)\.\w+\(\s*((?:"[A-Za-z]+",\s*)+"[A-Za-z]+")', source)
+    keys = {".".join(re.findall(r'"([A-Za-z]+)"', call.group(1))) for call in calls}
+    keys |= {".".join(pair) for pair in re.findall(r'key = \("(\w+)", "(\w+)"\)', source)}
+    assert {"tools.core", "tools.shell.defaultTimeoutMs", "permissions.deny"} <= keys
+    reference = (ROOT / "docs" / "settings.md").read_text(encoding="utf-8")
+    documented = set(re.findall(r"^\| `([\w.]+)`(?: / `([\w.]+)`)?", reference, re.MULTILINE))
+    names = {name for pair in documented for name in pair if name}
+    assert keys - names == set()
