@@ -7,6 +7,7 @@ emulator would. Expectations wait for text to appear (the deadline is only a saf
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
@@ -310,7 +311,7 @@ def test_slash_commands(chat: Any) -> None:
         term = chat(server)
         term.prompt()
         term.send("/help\r")
-        term.expect(r"/mode \[MODE\]")
+        term.expect(r"/approval-mode \[MODE\]")
         term.prompt()
         term.send("/tools\r")
         term.expect(r"read_file\s+ReadFile\s+read")
@@ -339,6 +340,57 @@ def test_slash_commands(chat: Any) -> None:
         term.send("\x03")
         assert term.finish() == 0
     assert user_texts(server.requests[1]) == ["second"]  # /clear forgot "first"
+
+
+def test_session_commands_and_the_summary_on_quit(chat: Any, ws: Path, tmp_path: Path) -> None:
+    (ws / "QWEN.md").write_text("Always answer in haiku.\n")
+    script = [
+        Reply(content="Listing.", tool_calls=[call("list_directory", {"path": str(ws)})]),
+        Reply(content="The answer to copy."),
+    ]
+    with FakeOpenAI(script) as server:
+        term = chat(server)
+        term.prompt()
+        term.send("/stats\r")
+        term.expect("No tool calls yet.")
+        term.prompt()
+        term.send("look around\r")
+        term.expect("The answer to copy.")
+        term.prompt()
+        term.send("/stats\r")
+        term.expect(r"Tokens: input \d")
+        term.expect(r"list_directory\s+1\s+1\s+0\s+\d+ ms")
+        term.prompt()
+        term.send("/model\r")
+        term.expect("Model: fake-model")
+        term.prompt()
+        term.send("/memory\r")
+        term.expect("Always answer in haiku.")
+        term.prompt()
+        term.send("/memory add likes tea\r")
+        term.expect("Saved to memory: likes tea")
+        term.prompt()
+        term.send("/mcp\r")
+        term.expect("No MCP servers configured.")
+        term.prompt()
+        term.send("/approval-mode yolo\r")
+        term.expect("Approval mode: yolo")
+        term.prompt()
+        term.send("/compress\r")
+        term.expect("Compression is not implemented")
+        term.prompt()
+        term.send("/copy\r")
+        term.expect("Copied the last answer")
+        term.prompt()
+        term.send("/quit\r")
+        assert term.finish() == 0
+    copied = base64.b64encode(b"The answer to copy.").decode()
+    assert f"\x1b]52;c;{copied}\x07" in term.raw.decode()
+    assert re.search(
+        r"Session summary\s+turns 1\s+·\s+tool calls 1\s+·\s+tokens \d+ in / \d+ out", term.text
+    )
+    memory = (tmp_path / "home" / ".qwen" / "QWEN.md").read_text()
+    assert "- likes tea" in memory
 
 
 def test_multi_line_prompt(chat: Any) -> None:

@@ -4,7 +4,8 @@ Only the standard library is imported here (``--help`` stays fast): :func:`run_c
 the app when the command runs.
 
 * :mod:`.app` — the session: read a prompt, run it through the agent loop, show its events;
-* :mod:`.prompt` — the input line; :mod:`.commands` — the slash commands;
+* :mod:`.prompt` — the input line; :mod:`.commands` — the slash commands
+  (:mod:`.session_commands` — those about the session, and the summary on quit);
 * :mod:`.screen`, :mod:`.stream_view`, :mod:`.tool_box`, :mod:`.displays`, :mod:`.markdown` —
   what a turn looks like while it runs and once it is done;
 * :mod:`.dialog` — the inline confirmation dialog; :mod:`.terminal` — the terminal while a turn

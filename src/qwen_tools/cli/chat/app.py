@@ -12,11 +12,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+import time
 from typing import TYPE_CHECKING
 
 from qwen_tools.cli.chat.commands import run_command
 from qwen_tools.cli.chat.prompt import INTERRUPT, ChatPrompt, history_path
 from qwen_tools.cli.chat.screen import ChatView
+from qwen_tools.cli.chat.session_commands import summary
 from qwen_tools.cli.chat.terminal import TurnTerminal
 from qwen_tools.cli.exit_codes import EXIT_OK, EXIT_USAGE
 
@@ -50,10 +52,31 @@ class ChatApp:
         self.view.on_pause = self.terminal.restore
         self.view.on_resume = self.terminal.quiet
         self._agent: AgentSession | None = None
+        self.started = time.monotonic()
+        self.turns = 0
+        self.last_answer = ""
         self._loop: AgentLoop | None = None
         self._controller: AbortController | None = None
 
     # -- the CommandHost protocol -------------------------------------------------------------
+
+    @property
+    def agent(self) -> AgentSession | None:
+        """The agent session while the chat runs."""
+        return self._agent
+
+    def refresh_memory(self) -> None:
+        """Read the context files again; the next request sends the new system prompt."""
+        from qwen_tools.agent.request import RequestBuilder
+
+        agent, loop = self._agent, self._loop
+        if agent is None or loop is None:
+            return
+        agent._context = None
+        agent._prompt = None
+        loop.builder = RequestBuilder(
+            loop.model, agent.system_prompt(), loop.registry, stream=loop.stream
+        )
 
     def new_conversation(self) -> None:
         """Start over with an empty history."""
@@ -80,6 +103,7 @@ class ChatApp:
                 await self._converse(prompt)
             finally:
                 self.terminal.close()
+                summary(self)
         self.console.print("[dim]Bye.[/]")
         return EXIT_OK
 
@@ -120,6 +144,7 @@ class ChatApp:
         controller = AbortController()
         self._controller = controller
         history_length = len(loop.history)
+        self.turns += 1
         task = asyncio.ensure_future(loop.send(text, signal=controller.signal))
 
         def hard_cancel() -> None:
@@ -146,6 +171,8 @@ class ChatApp:
         from qwen_tools.agent.events import StopReason
         from qwen_tools.cli.run_cmd import TURN_LIMIT_MESSAGE
 
+        if finished is not None and finished.text:
+            self.last_answer = finished.text
         if finished is None:
             self.console.print("[yellow]Interrupted.[/] [dim](this turn was forgotten)[/]")
         elif finished.reason is StopReason.CANCELLED and aborted:

@@ -1,4 +1,8 @@
-"""Slash commands: ``/help``, ``/quit``, ``/clear``, ``/tools``, ``/mode``."""
+"""Slash commands: the table of them, ``/help``, ``/quit``, ``/clear``, ``/tools``, ``/mode``.
+
+The commands about the session (``/stats``, ``/memory``, ``/mcp`` …) live in
+:mod:`.session_commands`.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from qwen_tools.cli.chat import session_commands as session
 from qwen_tools.config.tool_settings import ApprovalMode
 
 if TYPE_CHECKING:
@@ -15,7 +20,7 @@ if TYPE_CHECKING:
     from qwen_tools.registry.registry import ToolRegistry
 
 
-class CommandHost(Protocol):
+class CommandHost(session.SessionHost, Protocol):
     """What the commands act on (the chat app)."""
 
     console: Console
@@ -95,11 +100,22 @@ COMMANDS: tuple[Command, ...] = (
     Command(("clear", "new"), "/clear", "start a new conversation (clears the screen)", _clear),
     Command(("tools",), "/tools", "the tools the model can call", _tools),
     Command(
-        ("mode",),
-        "/mode [MODE]",
-        "show or set the approval mode: plan, default, auto-edit, yolo",
+        ("approval-mode", "mode"),
+        "/approval-mode [MODE]",
+        "show or set the approval mode: plan, default, auto-edit, yolo (also /mode)",
         _mode,
     ),
+    Command(("model",), "/model", "the model in use", session.model),
+    Command(("stats",), "/stats", "tokens, requests, tool calls and time per tool", session.stats),
+    Command(
+        ("memory",),
+        "/memory [show|add TEXT|refresh]",
+        "the context files (QWEN.md); add a memory; read them again",
+        session.memory,
+    ),
+    Command(("mcp",), "/mcp", "MCP servers, their status and tools", session.mcp),
+    Command(("copy",), "/copy", "copy the last answer to the clipboard (OSC 52)", session.copy),
+    Command(("compress",), "/compress", "(not available: says why)", session.compress),
     Command(("quit", "exit"), "/quit", "leave (also Ctrl-D, or Ctrl-C twice)", _quit),
 )
 

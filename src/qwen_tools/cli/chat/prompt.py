@@ -164,8 +164,8 @@ def _completions(text: str) -> Iterable[Completion]:
 
     if not text.startswith("/") or "\n" in text:
         return
-    if text.startswith("/mode "):
-        word = text[len("/mode ") :]
+    if text.startswith(("/mode ", "/approval-mode ")):
+        word = text.partition(" ")[2]
         for mode in ApprovalMode:
             if mode.value.startswith(word):
                 yield Completion(mode.value, start_position=-len(word))

@@ -1,0 +1,202 @@
+"""Slash commands about the session: ``/stats``, ``/model``, ``/memory``, ``/mcp``, ``/copy``,
+``/compress``, and the summary printed when the chat ends.
+
+They read what the chat app keeps (:class:`SessionHost`): the agent session's stats, the model,
+the context files, the MCP manager of the workspace session and the last answer.
+"""
+
+from __future__ import annotations
+
+import base64
+import sys
+import time
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from qwen_tools.agent.session import AgentSession
+    from qwen_tools.config.config import Config
+    from qwen_tools.model.model_config import ModelConfig
+    from qwen_tools.registry.registry import ToolRegistry
+    from qwen_tools.session.session import Session
+
+
+class SessionHost(Protocol):
+    """What these commands read (the chat app)."""
+
+    console: Console
+    config: Config
+    registry: ToolRegistry
+    model: ModelConfig
+    session: Session
+    started: float
+    turns: int
+    last_answer: str
+
+    @property
+    def agent(self) -> AgentSession | None:
+        """The agent session (``None`` before it is open)."""
+
+    def refresh_memory(self) -> None:
+        """Read the context files again and use them from the next request on."""
+
+
+def _tokens(host: SessionHost) -> tuple[int, int, int]:
+    agent = host.agent
+    if agent is None:
+        return 0, 0, 0
+    usage = agent.stats.usage_json()
+    return usage["input_tokens"], usage["output_tokens"], usage["cache_read_input_tokens"]
+
+
+def _tool_calls(host: SessionHost) -> int:
+    agent = host.agent
+    return 0 if agent is None else sum(tool.count for tool in agent.stats.tools.values())
+
+
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    if hours:
+        return f"{hours}h {minutes}m {secs}s"
+    return f"{minutes}m {secs}s" if minutes else f"{secs}s"
+
+
+def stats(host: SessionHost, _arg: str) -> bool:
+    """Tokens, requests, tool calls (count, success, failures, time per tool), session time."""
+    from rich.table import Table
+
+    agent = host.agent
+    prompt, output, cached = _tokens(host)
+    host.console.print(
+        f"[bold]Session stats[/]  turns {host.turns}  ·  time "
+        f"{_duration(time.monotonic() - host.started)}\n"
+        f"Tokens: input {prompt:,}  output {output:,}  cached {cached:,}  "
+        f"requests {0 if agent is None else sum(m.requests for m in agent.stats.models.values())}",
+        highlight=False,
+    )
+    tools = {} if agent is None else agent.stats.tools
+    if not tools:
+        host.console.print("[dim]No tool calls yet.[/]")
+        return False
+    table = Table(box=None, padding=(0, 2), header_style="bold")
+    for column in ("Tool", "Calls", "Success", "Failed", "Time"):
+        table.add_column(column, justify="left" if column == "Tool" else "right")
+    for name, tool in sorted(tools.items()):
+        table.add_row(
+            name, str(tool.count), str(tool.success), str(tool.fail), f"{tool.duration_ms:.0f} ms"
+        )
+    host.console.print(table)
+    return False
+
+
+def model(host: SessionHost, _arg: str) -> bool:
+    """The model in use and where it is served (changing it needs a new session)."""
+    host.console.print(
+        f"Model: [bold]{host.model.model}[/]  [dim]{host.model.base_url}[/]\n"
+        "[dim]Start chat with -m NAME (or set OPENAI_MODEL) to use another model.[/]",
+        highlight=False,
+    )
+    return False
+
+
+def memory(host: SessionHost, arg: str) -> bool:
+    """``/memory show|add TEXT|refresh``."""
+    action, _, text = arg.partition(" ")
+    action = action or "show"
+    agent = host.agent
+    if action == "add":
+        from qwen_tools.tools.save_memory.memory_file import (
+            add_memory_entry,
+            memory_file_path,
+            read_memory_file,
+            write_memory_file,
+        )
+
+        if not text.strip():
+            host.console.print("[red]Usage:[/] /memory add TEXT")
+            return False
+        path = memory_file_path(host.config, "global")
+        write_memory_file(path, add_memory_entry(read_memory_file(path), text.strip()))
+        host.refresh_memory()
+        host.console.print(f"Saved to memory: {text.strip()}  [dim]({path})[/]", highlight=False)
+        return False
+    if action == "refresh":
+        host.refresh_memory()
+    elif action != "show":
+        host.console.print("[red]Usage:[/] /memory [show|add TEXT|refresh]")
+        return False
+    context = None if agent is None else agent.context
+    if context is None or not context.paths:
+        host.console.print("Memory: no context files (QWEN.md) loaded.")
+        return False
+    word = "Refreshed memory" if action == "refresh" else "Memory"
+    host.console.print(
+        f"{word}: {len(context.paths)} file(s), {len(context.text):,} characters", highlight=False
+    )
+    for file in context.paths:
+        host.console.print(f"  [dim]{file}[/]", highlight=False)
+    if action == "show":
+        host.console.print(context.text, markup=False, highlight=False)
+    return False
+
+
+def mcp(host: SessionHost, _arg: str) -> bool:
+    """The configured MCP servers, their status and tools."""
+    manager = host.session.mcp_manager
+    names = [] if manager is None else manager.server_names
+    if manager is None or not names:
+        host.console.print("No MCP servers configured.")
+        return False
+    tools_by_server: dict[str, list[str]] = {}
+    for tool in manager.tools():
+        server = getattr(tool, "server_name", "")
+        tools_by_server.setdefault(server, []).append(tool.server_tool_name)
+    for name in names:
+        status = manager.status(name)
+        value = getattr(status, "value", str(status))
+        colour = "green" if value == "connected" else "yellow"
+        tools = sorted(tools_by_server.get(name, []))
+        host.console.print(
+            f"[{colour}]●[/] [bold]{name}[/] [dim]{value}, {len(tools)} tool(s)[/]",
+            highlight=False,
+        )
+        error = manager.last_error(name)
+        if error:
+            host.console.print(f"    {error}", style="red", markup=False, highlight=False)
+        for tool_name in tools:
+            host.console.print(f"    - {tool_name}", highlight=False)
+    return False
+
+
+def copy(host: SessionHost, _arg: str) -> bool:
+    """The last answer to the clipboard, with the terminal's OSC 52 sequence."""
+    if not host.last_answer:
+        host.console.print("No answer to copy yet.")
+        return False
+    encoded = base64.b64encode(host.last_answer.encode()).decode()
+    sys.stdout.write(f"\x1b]52;c;{encoded}\x07")
+    sys.stdout.flush()
+    host.console.print(f"Copied the last answer ({len(host.last_answer):,} characters).")
+    return False
+
+
+def compress(host: SessionHost, _arg: str) -> bool:
+    """Say honestly that there is no compression here."""
+    host.console.print(
+        "Compression is not implemented in qwen-tools chat: the whole history is sent. "
+        "Use /clear to start over."
+    )
+    return False
+
+
+def summary(host: SessionHost) -> None:
+    """What is printed when the chat ends: turns, tool calls, tokens, time."""
+    prompt, output, _cached = _tokens(host)
+    host.console.print(
+        f"[bold]Session summary[/]  turns {host.turns}  ·  tool calls {_tool_calls(host)}  ·  "
+        f"tokens {prompt:,} in / {output:,} out  ·  time "
+        f"{_duration(time.monotonic() - host.started)}",
+        highlight=False,
+    )
