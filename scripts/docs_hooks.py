@@ -4,6 +4,10 @@
   built-in tool ``NAME`` (its description and a table of its parameters), read from the tool's
   real declaration at build time, so the page cannot drift from the schema. Every built-in tool
   must have a page ``tools/NAME.md`` holding its marker, or the build fails.
+* ``<!-- tool-example: NAME {ARGS} -->`` becomes that call, run at build time through a
+  ``Session`` (approval mode ``yolo``) on a small sample project, and the text the model gets
+  back; ``{ws}`` in the arguments stands for the project's directory, shown as
+  ``/home/user/project``. A page's examples run in order in one session.
 * ``<!-- readme: KEY -->`` becomes the README's text between ``<!-- --8<-- [start:KEY] -->`` and
   ``<!-- --8<-- [end:KEY] -->`` (the snippets extension's markers, hidden on GitHub), with links
   into ``docs/`` made relative to the site: the README stays the one copy of that text.
@@ -29,6 +33,13 @@ from mkdocs.exceptions import PluginError
 
 ROOT = Path(__file__).resolve().parents[1]
 TOOL_MARK = re.compile(r"<!-- tool-schema: (\w+) -->")
+EXAMPLE_MARK = re.compile(r"<!-- tool-example: (\w+) (\{.*?\}) -->")
+SHOWN_ROOT = "/home/user/project"
+SAMPLE_PROJECT = {
+    "README.md": "# demo\n\nA small project.\n",
+    "src/app.py": 'def greet(name):\n    return f"Hello, {name}!"\n\n\nprint(greet("world"))\n',
+    "src/util.py": "def add(a, b):\n    return a + b\n",
+}
 README_MARK = re.compile(r"<!-- readme: ([\w-]+) -->")
 API_MARK = "<!-- api-reference -->"
 SPHINX_ROLE = re.compile(r":(?:class|meth|func|mod|attr|data|exc|obj):<code>(~?)([^<]*)</code>")
@@ -43,23 +54,9 @@ def builtin_declarations() -> dict[str, Any]:
         import qwen_tools.tools as builtins
         from qwen_tools import Config
 
-        saved = {k: os.environ.get(k) for k in ("HOME", "QWEN_HOME")}
-        with tempfile.TemporaryDirectory() as tmp:
-            os.environ["HOME"] = tmp
-            os.environ["QWEN_HOME"] = str(Path(tmp) / ".qwen")
-            try:
-                config = Config.load(tmp)
-                tools = [
-                    getattr(builtins, name)(config)
-                    for name in builtins.__all__
-                    if name.endswith("Tool")
-                ]
-            finally:
-                for key, value in saved.items():
-                    if value is None:
-                        os.environ.pop(key, None)
-                    else:
-                        os.environ[key] = value
+        with tempfile.TemporaryDirectory() as tmp, _Isolated(tmp):
+            config = Config.load(tmp)
+            tools = [getattr(builtins, n)(config) for n in builtins.__all__ if n.endswith("Tool")]
         _declarations = {tool.name: (tool, tool.schema) for tool in tools}
     return _declarations
 
@@ -139,6 +136,71 @@ def _readme_anchors(text: str) -> dict[str, str]:
     return {_slug(heading): key for heading, key in found}
 
 
+class _Isolated:
+    """A temporary HOME (and QWEN_HOME) while the tools are built or run."""
+
+    def __init__(self, home: str) -> None:
+        self.home = home
+        self.saved: dict[str, str | None] = {}
+
+    def __enter__(self) -> None:
+        self.saved = {k: os.environ.get(k) for k in ("HOME", "QWEN_HOME")}
+        os.environ["HOME"] = self.home
+        os.environ["QWEN_HOME"] = str(Path(self.home) / ".qwen")
+
+    def __exit__(self, *exc: object) -> None:
+        for key, value in self.saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def run_examples(calls: list[tuple[str, str]]) -> list[str]:
+    """Run ``(name, args JSON)`` calls in one session on the sample project: one section each."""
+    import asyncio
+
+    from qwen_tools import Session
+
+    async def run(ws: Path) -> list[str]:
+        out = []
+        async with Session(ws, approval_mode="yolo", mcp="off") as session:
+            for name, raw in calls:
+                args = json.loads(raw.replace("{ws}", str(ws)))
+                done = await session.call(name, args)
+                shown = json.dumps(args, indent=2).replace(str(ws), SHOWN_ROOT)
+                answer = done.response_text.replace(str(ws), SHOWN_ROOT)
+                out.append(
+                    "\n".join(
+                        [
+                            f"The call (`{name}`):",
+                            "",
+                            "```json",
+                            shown,
+                            "```",
+                            "",
+                            f"What the model gets back (status `{done.status}`):",
+                            "",
+                            "```text",
+                            answer.rstrip("\n"),
+                            "```",
+                        ]
+                    )
+                )
+        return out
+
+    with (
+        tempfile.TemporaryDirectory() as home,
+        tempfile.TemporaryDirectory() as tmp,
+        _Isolated(home),
+    ):
+        ws = Path(tmp) / "project"
+        for rel, content in SAMPLE_PROJECT.items():
+            (ws / rel).parent.mkdir(parents=True, exist_ok=True)
+            (ws / rel).write_text(content)
+        return asyncio.run(run(ws.resolve()))
+
+
 def readme_section(key: str, page_uri: str = "index.md") -> str:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     start = f"<!-- --8<-- [start:{key}] -->"
@@ -196,6 +258,10 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     if src.startswith("tools/") and src != "tools/index.md" and marks != [Path(src).stem]:
         raise PluginError(f"{src} must hold exactly its own marker <!-- tool-schema: NAME -->")
     markdown = TOOL_MARK.sub(lambda m: tool_section(m.group(1)), markdown)
+    examples = EXAMPLE_MARK.findall(markdown)
+    if examples:
+        shown = iter(run_examples(examples))
+        markdown = EXAMPLE_MARK.sub(lambda m: next(shown), markdown)
     markdown = README_MARK.sub(lambda m: readme_section(m.group(1), src), markdown)
     if API_MARK in markdown:
         markdown = markdown.replace(API_MARK, api_reference())

@@ -67,6 +67,12 @@ def test_every_tool_page_lists_its_real_parameters(
             assert re.search(rf"\n{re.escape(param)}\n", page), (tool.name, param)
         first_line = tool.schema.description.splitlines()[0]
         assert first_line in page, tool.name
+    # the examples ran at build time, through a session, in the page's order
+    read = text_of(site / "tools" / "read_file" / "index.html")
+    assert "File not found: /home/user/project/missing.py" in read
+    edit = text_of(site / "tools" / "edit" / "index.html")
+    assert "has not been read in this session" in edit
+    assert "The file: /home/user/project/src/util.py has been updated." in edit
 
 
 def test_readme_sections_and_the_api_reference_are_in_the_site(site: Path) -> None:
