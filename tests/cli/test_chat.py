@@ -393,6 +393,42 @@ def test_session_commands_and_the_summary_on_quit(chat: Any, ws: Path, tmp_path:
     assert "- likes tea" in memory
 
 
+def test_a_crashed_chat_is_resumed(chat: Any) -> None:
+    script = [Reply(content="Noted: 42."), Reply(content="It was 42."), Reply(content="Again 42.")]
+    with FakeOpenAI(script) as server:
+        first = chat(server)
+        first.prompt()
+        first.send("remember 42\r")
+        first.expect("Noted: 42.")
+        first.prompt()
+        first.close()  # SIGKILL: no clean exit, nothing saved at the end
+        second = chat(server, "--resume")
+        second.expect(r"Resumed chat \S+ \(2 messages\)")
+        second.prompt()
+        second.send("what was it?\r")
+        second.expect("It was 42.")
+        second.prompt()
+        second.send("/quit\r")
+        assert second.finish() == 0
+        resume_id = re.search(r"qwen-tools chat --resume (\S+)", second.text)
+        assert resume_id is not None
+        third = chat(server)
+        third.prompt()
+        third.send("/resume\r")
+        third.expect(r"1\. " + re.escape(resume_id[1]) + r".*remember 42")
+        third.prompt()
+        third.send("/resume 1\r")
+        third.expect(r"Resumed chat \S+ \(4 messages\)")
+        third.prompt()
+        third.send("once more\r")
+        third.expect("Again 42.")
+        third.prompt()
+        third.send("/quit\r")
+        assert third.finish() == 0
+    assert user_texts(server.requests[1]) == ["remember 42", "what was it?"]
+    assert user_texts(server.requests[2]) == ["remember 42", "what was it?", "once more"]
+
+
 def test_multi_line_prompt(chat: Any) -> None:
     with FakeOpenAI([Reply(content="Got both lines.")]) as server:
         term = chat(server)

@@ -105,7 +105,10 @@ class PtyTerminal:
         return self.process.wait(timeout=max(deadline - time.monotonic(), 1))
 
     def close(self) -> None:
+        """Kill the program (if still running) and close the terminal; closing twice is fine."""
         if self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait()
-        os.close(self.master)
+        if self.master >= 0:
+            os.close(self.master)
+            self.master = -1

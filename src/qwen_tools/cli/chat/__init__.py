@@ -6,6 +6,7 @@ the app when the command runs.
 * :mod:`.app` — the session: read a prompt, run it through the agent loop, show its events;
 * :mod:`.prompt` — the input line; :mod:`.commands` — the slash commands
   (:mod:`.session_commands` — those about the session, and the summary on quit);
+* :mod:`.saved_chats` — chats saved as they go, for ``/resume`` and ``chat --resume``;
 * :mod:`.screen`, :mod:`.stream_view`, :mod:`.tool_box`, :mod:`.displays`, :mod:`.markdown` —
   what a turn looks like while it runs and once it is done;
 * :mod:`.dialog` — the inline confirmation dialog; :mod:`.terminal` — the terminal while a turn
@@ -37,6 +38,14 @@ def add_chat_parser(
         "--approval-mode",
         choices=approval_modes,
         help="approval mode (default: from settings, else 'default'; /mode changes it)",
+    )
+    chat.add_argument(
+        "-r",
+        "--resume",
+        nargs="?",
+        const="latest",
+        metavar="ID",
+        help="continue a saved chat of this project (the latest without ID; /resume lists them)",
     )
     chat.add_argument("-m", "--model", help="model name (overrides OPENAI_MODEL and model.name)")
     chat.add_argument(

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from qwen_tools.cli.chat.commands import run_command
 from qwen_tools.cli.chat.prompt import INTERRUPT, ChatPrompt, history_path
+from qwen_tools.cli.chat.saved_chats import find_chat, new_chat_id, save_chat
 from qwen_tools.cli.chat.screen import ChatView
 from qwen_tools.cli.chat.session_commands import summary
 from qwen_tools.cli.chat.terminal import TurnTerminal
@@ -25,7 +26,7 @@ from qwen_tools.cli.exit_codes import EXIT_OK, EXIT_USAGE
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from qwen_tools.agent.events import Finished
+    from qwen_tools.agent.events import AgentEvent, Finished
     from qwen_tools.agent.loop import AgentLoop
     from qwen_tools.agent.session import AgentSession
     from qwen_tools.config.config import Config
@@ -40,8 +41,11 @@ NEEDS_TERMINAL = "qwen-tools chat needs a terminal; for scripts use `qwen-tools 
 class ChatApp:
     """One interactive session."""
 
-    def __init__(self, session: Session, model: ModelConfig, console: Console) -> None:
-        """``session`` is open (entered) for as long as the app runs."""
+    def __init__(
+        self, session: Session, model: ModelConfig, console: Console, *, resume: str | None = None
+    ) -> None:
+        """``session`` is open (entered) for as long as the app runs; ``resume`` names a saved
+        chat to continue (``latest``, a number of the ``/resume`` list, or an id)."""
         self.session = session
         self.model = model
         self.console = console
@@ -55,6 +59,8 @@ class ChatApp:
         self.started = time.monotonic()
         self.turns = 0
         self.last_answer = ""
+        self.chat_id = new_chat_id()
+        self._resume = resume
         self._loop: AgentLoop | None = None
         self._controller: AbortController | None = None
 
@@ -81,8 +87,41 @@ class ChatApp:
     def new_conversation(self) -> None:
         """Start over with an empty history."""
         if self._agent is not None:
-            self._loop = self._agent.new_loop(on_event=self.view.handle)
+            if self._loop is not None and len(self._loop.history):
+                self.chat_id = new_chat_id()  # the old chat stays saved under its id
+            self._loop = self._agent.new_loop(on_event=self._on_event)
             self._loop.end_on_refusal = True  # a refusal gives the prompt back, as Qwen Code
+
+    def resume(self, wanted: str) -> None:
+        """Continue a saved chat: its messages become the conversation, saved under its id."""
+        chat = find_chat(self.config, wanted)
+        if chat is None or self._agent is None:
+            self.console.print(f"No saved chat {wanted!r} to resume.", highlight=False)
+            return
+        self.new_conversation()
+        assert self._loop is not None
+        self._loop.history.extend(chat.messages)
+        self.chat_id = chat.chat_id
+        self.console.print(
+            f"Resumed chat {chat.chat_id} ({len(chat.messages)} messages): {chat.title}",
+            highlight=False,
+        )
+
+    def _on_event(self, event: AgentEvent) -> None:
+        from qwen_tools.agent.events import TurnFinished
+
+        self.view.handle(event)
+        if isinstance(event, TurnFinished):
+            self._save()
+
+    def _save(self) -> None:
+        loop = self._loop
+        if loop is None:
+            return
+        try:
+            save_chat(self.config, self.chat_id, self.model.model, loop.history.messages)
+        except OSError as error:
+            self.console.print(f"[yellow]Could not save the chat:[/] {error}", highlight=False)
 
     # -- the session ----------------------------------------------------------------------------
 
@@ -96,6 +135,8 @@ class ChatApp:
             self._agent = agent
             self.new_conversation()
             self._banner()
+            if self._resume is not None:
+                self.resume(self._resume)
             prompt = ChatPrompt(
                 self.config, self.model.model, history_file=history_path(self.config)
             )
@@ -104,6 +145,10 @@ class ChatApp:
             finally:
                 self.terminal.close()
                 summary(self)
+        if self._loop is not None and len(self._loop.history):
+            self.console.print(
+                f"[dim]To resume this chat: qwen-tools chat --resume {self.chat_id}[/]"
+            )
         self.console.print("[dim]Bye.[/]")
         return EXIT_OK
 
@@ -161,6 +206,7 @@ class ChatApp:
                 raise  # the session itself is being cancelled, not just this turn
             loop.history.truncate(history_length)  # the turn was cut at an arbitrary point
         finally:
+            self._save()
             self.view.end_turn()
             self.terminal.end_turn()
             self._controller = None
@@ -220,7 +266,9 @@ def run_chat_command(args: argparse.Namespace) -> int:
 
     async def chat() -> int:
         async with session:
-            return await ChatApp(session, model, Console(highlight=False)).run()
+            console = Console(highlight=False)
+            resume = getattr(args, "resume", None)
+            return await ChatApp(session, model, console, resume=resume).run()
 
     try:
         return asyncio.run(chat())

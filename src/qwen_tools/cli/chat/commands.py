@@ -115,6 +115,12 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(("mcp",), "/mcp", "MCP servers, their status and tools", session.mcp),
     Command(("copy",), "/copy", "copy the last answer to the clipboard (OSC 52)", session.copy),
+    Command(
+        ("resume",),
+        "/resume [N|ID]",
+        "list the saved chats of this project; continue one",
+        session.resume,
+    ),
     Command(("compress",), "/compress", "(not available: says why)", session.compress),
     Command(("quit", "exit"), "/quit", "leave (also Ctrl-D, or Ctrl-C twice)", _quit),
 )

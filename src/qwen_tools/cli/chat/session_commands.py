@@ -1,5 +1,5 @@
 """Slash commands about the session: ``/stats``, ``/model``, ``/memory``, ``/mcp``, ``/copy``,
-``/compress``, and the summary printed when the chat ends.
+``/resume``, ``/compress``, and the summary printed when the chat ends.
 
 They read what the chat app keeps (:class:`SessionHost`): the agent session's stats, the model,
 the context files, the MCP manager of the workspace session and the last answer.
@@ -40,6 +40,9 @@ class SessionHost(Protocol):
 
     def refresh_memory(self) -> None:
         """Read the context files again and use them from the next request on."""
+
+    def resume(self, wanted: str) -> None:
+        """Continue a saved chat."""
 
 
 def _tokens(host: SessionHost) -> tuple[int, int, int]:
@@ -179,6 +182,28 @@ def copy(host: SessionHost, _arg: str) -> bool:
     sys.stdout.write(f"\x1b]52;c;{encoded}\x07")
     sys.stdout.flush()
     host.console.print(f"Copied the last answer ({len(host.last_answer):,} characters).")
+    return False
+
+
+def resume(host: SessionHost, arg: str) -> bool:
+    """``/resume``: the saved chats of this project; ``/resume N|ID``: continue one."""
+    if arg:
+        host.resume(arg)
+        return False
+    from qwen_tools.cli.chat.saved_chats import list_chats
+
+    chats = list_chats(host.config)
+    if not chats:
+        host.console.print("No saved chats in this project yet.")
+        return False
+    for number, chat in enumerate(chats[:10], start=1):
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(chat.saved_at))
+        host.console.print(
+            f"{number}. {chat.chat_id}  [dim]{when}, {len(chat.messages)} messages[/]  "
+            f"{chat.title}",
+            highlight=False,
+        )
+    host.console.print("[dim]/resume N continues one (N from this list, or its id).[/]")
     return False
 
 
