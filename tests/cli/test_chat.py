@@ -429,6 +429,35 @@ def test_a_crashed_chat_is_resumed(chat: Any) -> None:
     assert user_texts(server.requests[2]) == ["remember 42", "what was it?", "once more"]
 
 
+def test_bare_command_in_a_terminal_starts_chat_piped_input_stays_headless(
+    tmp_path: Path, ws: Path
+) -> None:
+    with FakeOpenAI([Reply(content="Chatting."), Reply(content="Headless.")]) as server:
+        env = {
+            **base_env(tmp_path),
+            "OPENAI_API_KEY": "test-key",
+            "OPENAI_MODEL": "fake-model",
+            "OPENAI_BASE_URL": server.url,
+        }
+        term = PtyTerminal([str(EXE)], env, ws)
+        try:
+            term.expect("qwen-tools chat")
+            term.prompt()
+            term.send("hi\r")
+            term.expect("Chatting.")
+            term.prompt()
+            term.send("/quit\r")
+            assert term.finish() == 0
+        finally:
+            term.close()
+        piped = subprocess.run(
+            [str(EXE)], input="hi", env=env, cwd=ws, capture_output=True, text=True, timeout=60
+        )
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stdout.strip() == "Headless."
+    assert user_texts(server.requests[1]) == ["hi"]
+
+
 def test_multi_line_prompt(chat: Any) -> None:
     with FakeOpenAI([Reply(content="Got both lines.")]) as server:
         term = chat(server)

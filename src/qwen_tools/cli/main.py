@@ -217,8 +217,13 @@ def _add_serve_parser(sub: Any) -> None:
 
 
 def _default_to_run(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[str]:
-    """``qwen-tools [flags] PROMPT`` without a command means ``run`` (as ``qwen`` does)."""
+    """``qwen-tools [flags] PROMPT`` without a command means ``run`` (as ``qwen`` does); bare
+    ``qwen-tools`` is ``chat`` in a terminal and ``run`` (the prompt from stdin) when piped."""
     argv = list(argv)
+    if not argv:
+        if sys.stdin.isatty() and sys.stdout.isatty():
+            return ["chat"]
+        return [] if sys.stdin.isatty() else ["run"]
     commands: set[str] = set()
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
