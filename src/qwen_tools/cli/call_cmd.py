@@ -166,12 +166,33 @@ def _print_human(completed: CompletedToolCall) -> None:
     print_completed(completed)
 
 
+def _refusal_hint(completed: CompletedToolCall, hinted: set[str]) -> None:
+    """After a call refused for want of someone to ask: how to allow it (once per tool)."""
+    from qwen_tools.contract.errors import ToolErrorType
+
+    name = completed.request.name
+    if completed.error_type is not ToolErrorType.EXECUTION_DENIED or name in hinted:
+        return
+    if "non-interactive" not in (completed.response.error or ""):
+        return  # refused by a hook, plan mode or a rule: no flag of ours allows it
+    hinted.add(name)
+    print(
+        f'qwen-tools: "{name}" needs approval, which cannot be asked without a terminal. '
+        "Allow it with -y (--approval-mode yolo), or --approval-mode auto-edit for file edits.",
+        file=sys.stderr,
+    )
+
+
 def run_call(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Entry point of ``qwen-tools call``."""
     if args.batch and args.name:
         parser.error("give a tool NAME or --batch, not both")
     if not args.batch and not args.name:
         parser.error("the tool NAME is required (or use --batch FILE)")
+    if args.yolo:
+        if args.approval_mode not in (None, "yolo"):
+            parser.error("-y/--yolo and --approval-mode cannot be used together")
+        args.approval_mode = "yolo"
     stdin_is_data = args.batch == "-" or args.args == "-"
     interactive = sys.stdin.isatty() and sys.stderr.isatty() and not stdin_is_data
     try:
@@ -212,6 +233,7 @@ def _run_call(session: Session, args: argparse.Namespace, interactive: bool) -> 
         print(json.dumps(completed_to_json(completed), ensure_ascii=False))
     else:
         _print_human(completed)
+    _refusal_hint(completed, set())
     return interrupts.code or _exit_code(completed)
 
 
@@ -258,6 +280,7 @@ def _run_batch(session: Session, args: argparse.Namespace, interactive: bool) ->
         return EXIT_USAGE
     worst = EXIT_OK
     interrupts = Interrupts()
+    hinted: set[str] = set()
 
     async def run_all() -> None:
         nonlocal worst
@@ -283,6 +306,7 @@ def _run_batch(session: Session, args: argparse.Namespace, interactive: bool) ->
                 _emit(args, completed_to_json(completed))
             else:
                 _print_human(completed)
+            _refusal_hint(completed, hinted)
             worst = max(worst, _exit_code(completed))
 
     asyncio.run(_in_session(session, lambda: _interruptible(session, interrupts, run_all)))

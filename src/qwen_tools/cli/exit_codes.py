@@ -11,3 +11,5 @@ EXIT_REFUSED = 4
 """A call was cancelled or refused."""
 EXIT_INTERRUPTED = 130
 """``SIGINT`` (143 and 129 for ``SIGTERM`` and ``SIGHUP``: 128 + the signal)."""
+EXIT_BROKEN_PIPE = 141
+"""The reader of our output closed the pipe (``| head``): 128 + ``SIGPIPE``, without a word."""

@@ -6,7 +6,8 @@ imports what it needs when it runs.
 Exit codes: 0 success; 1 a tool call failed; 2 usage error (bad arguments or JSON);
 3 configuration error (settings files, or no model for ``run``); 4 a call was cancelled or
 refused; 53 the session turn limit of ``run`` was reached; 130 interrupted (``SIGINT``), 143 and
-129 ended by ``SIGTERM`` and ``SIGHUP`` (``serve`` exits with 0 on all three).
+129 ended by ``SIGTERM`` and ``SIGHUP`` (``serve`` exits with 0 on all three); 141 the reader of
+the output went away (``| head``), quietly, as ``SIGPIPE`` ends a tool.
 
 :func:`main` owns the process: when it returns, every process it started (commands and
 everything they started, MCP servers) has been ended.
@@ -20,7 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from qwen_tools._version import __version__
-from qwen_tools.cli.exit_codes import EXIT_INTERRUPTED, EXIT_USAGE
+from qwen_tools.cli.exit_codes import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_USAGE
 
 APPROVAL_MODES = ("plan", "default", "auto-edit", "yolo")
 COMMANDS = ("tools", "schema", "call", "serve", "run", "mcp", "chat", "rollout")
@@ -159,6 +160,9 @@ def _add_call_parser(sub: Any) -> None:
         choices=APPROVAL_MODES,
         help="approval mode (default: from settings, else 'default')",
     )
+    call.add_argument(
+        "-y", "--yolo", action="store_true", help="approve every tool call (--approval-mode yolo)"
+    )
     _add_workspace_options(call)
 
 
@@ -248,12 +252,29 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         with process_lifetime():
-            return _dispatch(args, parser)
+            code = _dispatch(args, parser)
+            sys.stdout.flush()  # a closed pipe shows now, not as "Exception ignored" at exit
+            return code
     except KeyboardInterrupt:
         print("Interrupted.", file=sys.stderr)
         return EXIT_INTERRUPTED
     except Terminated as exc:
         return exit_code(exc.signum)
+    except BrokenPipeError:
+        return _reader_gone()
+
+
+def _reader_gone() -> int:
+    """The reader of our output went away (``qwen-tools ... | head``): end quietly, as a tool
+    killed by ``SIGPIPE`` does. Further writes, and the flush at exit, go to ``/dev/null``."""
+    import contextlib
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(devnull, stream.fileno())
+    return EXIT_BROKEN_PIPE
 
 
 def _dispatch(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
