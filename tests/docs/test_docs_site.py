@@ -124,9 +124,7 @@ def test_the_settings_reference_names_every_tool_key_read() -> None:
 
 def test_the_site_and_the_examples_import_only_public_modules() -> None:
     """As the README (tests/integrations/test_public_api.py): ``qwen_tools``, an adapter, or a
-    package listing the names in its ``__all__``. docs/mcp-server.md still imports
-    ``qwen_tools.serve.server`` / ``.transports`` (the serve package exports neither): left to
-    the serve package's owner, so it is not checked here yet."""
+    package listing the names in its ``__all__``."""
     import importlib
 
     def is_public(module: str, names: list[str]) -> bool:
@@ -140,8 +138,6 @@ def test_the_site_and_the_examples_import_only_public_modules() -> None:
     sources = [*(ROOT / "docs").rglob("*.md"), *(ROOT / "examples").rglob("*.py")]
     private = []
     for source in sources:
-        if source.name == "mcp-server.md":
-            continue
         pattern = r"^\s*from (qwen_tools[\w.]*) import \(?([^)\n]*)"
         for module, names in re.findall(pattern, source.read_text(encoding="utf-8"), re.M):
             listed = [n.split(" as ")[0].strip() for n in names.split(",") if n.strip()]
