@@ -213,7 +213,7 @@ def test_batch_in_text_mode_goes_on(env: dict[str, str], ws: Path, tmp_path: Pat
     done = run(["call", "--batch", str(batch)], env, ws)
     assert done.returncode == 1
     out = done.stdout.decode()
-    assert out.startswith("line 1\n")  # the first line was read, and the last one too:
+    assert out.startswith("── 1: read_file ──\nline 1\n")  # the first line was read, the last too:
     assert "unchanged since last read" in out
     err = done.stderr.decode()
     for expected in ("Line 2: not valid UTF-8", "Line 7: invalid JSON", depth_error("offset")):

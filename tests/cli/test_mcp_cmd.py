@@ -83,7 +83,7 @@ def servers_in(path: Path) -> Any:
 
 
 def test_add_writes_the_user_settings_by_default(machine: Machine) -> None:
-    out = machine.ok("mcp", "add", "demo", PY, str(DEMO), "--name", "x", "-e", "A=1", "-e", "B")
+    out = machine.ok("mcp", "add", "demo", PY, str(DEMO), "--name", "x", "-e", "A=1")
     assert out == 'MCP server "demo" added to user settings. (stdio)\n'
     assert machine.user_file.read_text() == (
         "{\n"

@@ -103,6 +103,12 @@ def _exit_code(completed: CompletedToolCall) -> int:
     return EXIT_TOOL_ERROR
 
 
+def _live(args: argparse.Namespace) -> bool:
+    """Whether a running command's output is shown as it comes: on a terminal only (without
+    one, the result on stdout has it all; stderr would repeat it)."""
+    return not args.json and sys.stderr.isatty()
+
+
 def _live_output(chunk: ToolResultDisplay) -> None:
     if isinstance(chunk, str):
         sys.stderr.write(chunk if chunk.endswith("\n") else chunk + "\n")
@@ -225,7 +231,7 @@ def _run_call(session: Session, args: argparse.Namespace, interactive: bool) -> 
     async def run() -> CompletedToolCall:
         session.confirm = _confirm_handler(interactive, session)
         return await _interruptible(
-            session, interrupts, lambda: _run_one(session, request, not args.json, interrupts)
+            session, interrupts, lambda: _run_one(session, request, _live(args), interrupts)
         )
 
     completed = asyncio.run(_in_session(session, run))
@@ -301,6 +307,8 @@ def _run_batch(session: Session, args: argparse.Namespace, interactive: bool) ->
                 continue
             call_id = str(item.get("id") or f"call_batch_{number}")
             request = ToolCallRequest(name=item["name"], args=item.get("args", {}), call_id=call_id)
+            if not args.json:  # a header line tells where each call's output starts
+                print(f"── {number}: {request.name} ──", flush=True)
             completed = await _run_one(session, request, False, interrupts)
             if args.json:
                 _emit(args, completed_to_json(completed))

@@ -92,11 +92,25 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"qwen-tools {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     if only in (None, "tools"):
-        tools = sub.add_parser("tools", help="list the registered tools")
+        tools = sub.add_parser(
+            "tools",
+            help="list the registered tools",
+            description=(
+                "List the tools 'call' accepts here (built-ins, discovered and MCP tools) with "
+                "their kinds and the first line of their descriptions."
+            ),
+        )
         tools.add_argument("--json", action="store_true", help="print JSON instead of a table")
         _add_workspace_options(tools)
     if only in (None, "schema"):
-        schema = sub.add_parser("schema", help="print the tool declarations as JSON")
+        schema = sub.add_parser(
+            "schema",
+            help="print the tool declarations as JSON",
+            description=(
+                "Print every tool's declaration (name, description, parameters' JSON schema) "
+                "in a provider's tool format, ready to send to a model."
+            ),
+        )
         schema.add_argument(
             "--format",
             choices=EXPORT_FORMATS,

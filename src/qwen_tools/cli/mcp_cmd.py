@@ -53,6 +53,14 @@ def _timeout(text: str) -> int | float:
     return int(value) if value.is_integer() else value
 
 
+def _env_entry(text: str) -> str:
+    """``-e KEY=VALUE``: an entry without ``=`` or without a key is refused, not dropped."""
+    key, sep, _ = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    return text
+
+
 def _add_options(parser: argparse.ArgumentParser) -> None:
     """The options of ``mcp add`` (also used to re-read the tokens after the command)."""
     parser.add_argument(
@@ -69,7 +77,12 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
         help="transport (default: http for an http(s):// URL, else stdio)",
     )
     parser.add_argument(
-        "-e", "--env", action="append", metavar="KEY=VALUE", help="environment of a stdio server"
+        "-e",
+        "--env",
+        action="append",
+        type=_env_entry,
+        metavar="KEY=VALUE",
+        help="environment of a stdio server",
     )
     parser.add_argument(
         "-H",
@@ -124,7 +137,10 @@ def add_mcp_parser(sub: Any) -> argparse.ArgumentParser:
     _add_cwd(add)
     add.add_argument("name", help="name of the server")
     add.add_argument("command_or_url", metavar="commandOrUrl", help="command (stdio) or URL")
-    add.add_argument("args", nargs=argparse.REMAINDER, help="arguments of a stdio server")
+    server_args = add.add_argument(
+        "args", nargs=argparse.REMAINDER, help="arguments of a stdio server"
+    )
+    server_args.required = False  # argparse would name it among the missing arguments
 
     remove = commands.add_parser("remove", help="remove a server")
     remove.add_argument(

@@ -66,7 +66,10 @@ def print_completed(completed: CompletedToolCall) -> None:
     """
     if completed.status == "success":
         display = completed.display
-        if display is not None and display != "" and display != completed.response_text:
+        shown = completed.response_text
+        if isinstance(display, str) and display.strip() and display.strip() in shown:
+            display = None  # stdout has it already (a command's output): say it once
+        if display is not None and display != "" and display != shown:
             from rich.console import Console  # only when there is something to show
 
             print_display(Console(file=sys.stderr, style="dim"), display, "")

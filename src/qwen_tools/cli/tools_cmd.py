@@ -29,10 +29,38 @@ def _with_mcp_tools(session: Session) -> ToolRegistry:
         session.close_sync()
 
 
+def tool_rows(rows: list[tuple[str, str, str]], width: int | None = None) -> str:
+    """The table of (name, kind, description) rows: names whole (never cut or folded), the
+    descriptions' first lines folded into what room is left."""
+    import io
+
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"{len(rows)} tools", show_lines=False)
+    longest = max((len(name) for name, _, _ in rows), default=4)
+    table.add_column("name", style="bold", no_wrap=True, min_width=longest)
+    table.add_column("kind", no_wrap=True)
+    table.add_column("description", overflow="fold", ratio=1)
+    for name, kind, description in rows:
+        first_line = description.strip().splitlines()[0] if description.strip() else ""
+        table.add_row(name, kind, first_line)
+    buffer = io.StringIO()
+    wide_enough = longest + 30  # name, kind and a little description
+    console = Console(
+        file=buffer, width=max(width or 80, wide_enough), force_terminal=sys.stdout.isatty()
+    )
+    console.print(table)
+    return buffer.getvalue()
+
+
 def run_tools(args: argparse.Namespace) -> int:
-    """List the registered tools with their kinds and descriptions."""
+    """List the tools ``call`` accepts here, with their kinds and descriptions.
+
+    As ``call`` does, a session without a terminal leaves out the plan-mode tools.
+    """
     try:
-        session = open_session(args)
+        session = open_session(args, interactive=sys.stdin.isatty() and sys.stderr.isatty())
     except CliConfigError as exc:
         report_config_error(exc)
         return EXIT_CONFIG
@@ -50,17 +78,10 @@ def run_tools(args: argparse.Namespace) -> int:
         ]
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         return EXIT_OK
-    from rich.console import Console
-    from rich.table import Table
+    import shutil
 
-    table = Table(title=f"{len(tools)} tools", show_lines=False)
-    table.add_column("name", style="bold")
-    table.add_column("kind")
-    table.add_column("description", overflow="fold")
-    for t in tools:
-        first_line = t.description.strip().splitlines()[0] if t.description.strip() else ""
-        table.add_row(t.name, t.kind.value, first_line)
-    Console(file=sys.stdout).print(table)
+    width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+    sys.stdout.write(tool_rows([(t.name, t.kind.value, t.description) for t in tools], width))
     return EXIT_OK
 
 
