@@ -97,6 +97,10 @@ class Retrying:
     reason: str
     discard_output: bool = False
     discarded_tool_calls: int = 0
+    request: int = 0
+    """``"http"``: how many requests failed so far (both retry layers counted)..."""
+    requests: int = 0
+    """... of at most this many (``0`` when not known)."""
 
 
 @dataclass(frozen=True, slots=True)

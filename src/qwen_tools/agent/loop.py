@@ -343,7 +343,16 @@ class AgentLoop:
         def on_retry(info: RetryInfo) -> None:
             if self.stats is not None:
                 self.stats.record_api_error(self.model.model)
-            self.emit(Retrying("http", info.attempt, info.delay_s, str(info.error)))
+            self.emit(
+                Retrying(
+                    "http",
+                    info.attempt,
+                    info.delay_s,
+                    str(info.error),
+                    request=info.request,
+                    requests=info.requests,
+                )
+            )
 
         try:
             completion = await self.client.complete(

@@ -30,7 +30,7 @@ from qwen_tools.cli.exit_codes import (
 from qwen_tools.cli.interrupts import Interrupts
 
 if TYPE_CHECKING:
-    from qwen_tools.agent.events import AgentEvent, Finished
+    from qwen_tools.agent.events import AgentEvent, Finished, Retrying
     from qwen_tools.agent.stats import SessionStats
     from qwen_tools.cli.run_output import HeadlessOutput
     from qwen_tools.contract.abort import AbortController
@@ -116,6 +116,17 @@ def _max_turns(args: argparse.Namespace, session: Session) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else -1
 
 
+def _retry_notice(event: Retrying) -> None:
+    """Say on stderr which model request failed and when it is tried again (Ctrl-C stops)."""
+    of = f" of {event.requests}" if event.requests else ""
+    print(
+        f"Model request failed: {event.reason.strip().rstrip('.')}. Retrying (attempt "
+        f"{event.request or event.attempt}{of}, waiting {event.delay_s:.1f}s; Ctrl-C to stop)",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
 def _denied_warning(event: AgentEvent) -> None:
     from qwen_tools.agent.events import ToolCallFinished
 
@@ -180,6 +191,8 @@ async def _session(
 
             def on_event(event: AgentEvent) -> None:
                 output.on_event(event)
+                if isinstance(event, Retrying) and event.kind == "http":
+                    _retry_notice(event)
                 if isinstance(event, Retrying) and event.kind == "truncated":
                     print(
                         f"Retrying provider attempt ({event.discarded_tool_calls} "

@@ -21,7 +21,7 @@ import asyncio
 import random
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from email.utils import parsedate_to_datetime
 from typing import TypeVar
 
@@ -56,6 +56,10 @@ class RetryInfo:
     error: ModelError
     layer: str
     """``"attempt"`` (outer layer) or ``"transport"`` (inner layer)."""
+    request: int = 0
+    """How many requests failed so far, both layers counted (this is the ``request``-th)."""
+    requests: int = 0
+    """The most requests both layers make (attempts × (1 + transport retries))."""
 
 
 RetryHook = Callable[[RetryInfo], None]
@@ -144,6 +148,18 @@ async def _transport_layer(
             await _sleep(wait, signal)
 
 
+def _counting(hook: RetryHook, requests: int) -> RetryHook:
+    """``hook`` told each failed request's number among all of both layers' (for a person)."""
+    failed = 0
+
+    def counted(info: RetryInfo) -> None:
+        nonlocal failed
+        failed += 1
+        hook(replace(info, request=failed, requests=requests))
+
+    return counted
+
+
 async def call_with_retries(
     call: Callable[[], Awaitable[T]],
     *,
@@ -154,6 +170,8 @@ async def call_with_retries(
 ) -> T:
     """Run ``call`` under both layers; the last error is raised when every attempt failed."""
     policy = policy or RetryPolicy()
+    if on_retry is not None:
+        on_retry = _counting(on_retry, policy.attempts * (transport_retries + 1))
     current = policy.initial_delay_s
     attempt = 0
     while True:
