@@ -149,11 +149,23 @@ async def _run_one(
     if interrupts.signum is not None:
         controller.abort("interrupted")
 
+    from qwen_tools.cli.progress import Spinner
+
+    spinner = Spinner(f"Running {request.name}…")  # on a terminal only
+
     def show(event: ToolCallEvent) -> None:
+        if event.status == "executing" and event.output is None:
+            spinner.start()
+        elif event.status != "executing":
+            spinner.stop()  # a confirmation prompt, or the call is done
         if live and event.output is not None:
+            spinner.stop()  # the output itself shows progress from now on
             _live_output(event.output)
 
-    (completed,) = await session.run_batch([request], controller.signal, on_event=show)
+    try:
+        (completed,) = await session.run_batch([request], controller.signal, on_event=show)
+    finally:
+        spinner.stop()
     return completed
 
 

@@ -175,8 +175,12 @@ def run_list(args: argparse.Namespace) -> int:
     mcp_logger = logging.getLogger("qwen_tools.mcp")
     level = mcp_logger.level
     mcp_logger.setLevel(logging.ERROR)
+    from qwen_tools.cli.progress import Spinner
+
+    count = len(config.settings.mcp_servers)
     try:
-        reports = asyncio.run(collect_reports(config))
+        with Spinner(f"Connecting to {count} MCP server{'s' if count != 1 else ''}…"):
+            reports = asyncio.run(collect_reports(config))
     finally:
         mcp_logger.setLevel(level)
     if args.json:
