@@ -79,3 +79,14 @@ def test_mcp_list_shows_nothing_extra_without_a_terminal(env: dict[str, str], ws
     done = _piped(["mcp", "list"], env, ws)
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
+
+
+def test_shell_output_on_a_terminal_is_shown_as_it_comes_once(
+    env: dict[str, str], ws: Path
+) -> None:
+    script = "for n in 1 2 3; do printf 'mark%s\\n' X$n; sleep 0.2; done"
+    args = ["call", "-y", "run_shell_command", json.dumps({"command": script})]
+    code, screen = _on_terminal(args, env, ws)
+    assert code == 0, screen
+    for n in (1, 2, 3):  # live on stderr once, and once in the result on stdout
+        assert screen.count(f"markX{n}") == 2, screen

@@ -109,10 +109,34 @@ def _live(args: argparse.Namespace) -> bool:
     return not args.json and sys.stderr.isatty()
 
 
-def _live_output(chunk: ToolResultDisplay) -> None:
-    if isinstance(chunk, str):
-        sys.stderr.write(chunk if chunk.endswith("\n") else chunk + "\n")
-        sys.stderr.flush()
+class _LiveOutput:
+    """A running command's output on stderr as it comes. Each chunk is the whole output so far
+    (what a screen redraws): only what is new since the last one is written."""
+
+    def __init__(self) -> None:
+        self.shown = ""
+        self.open_line = False
+
+    def feed(self, chunk: ToolResultDisplay) -> None:
+        if not isinstance(chunk, str):
+            return
+        if self.shown.startswith(chunk):  # nothing new (the final text, trimmed)
+            return
+        if chunk.startswith(self.shown):
+            new = chunk[len(self.shown) :]
+        else:  # redrawn from the start (a progress line, a cleared screen): show it all again
+            new = ("\n" if self.open_line else "") + chunk
+        self.shown = chunk
+        if new:
+            sys.stderr.write(new)
+            sys.stderr.flush()
+            self.open_line = not new.endswith("\n")
+
+    def end(self) -> None:
+        if self.open_line:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+            self.open_line = False
 
 
 async def _interruptible(
@@ -160,12 +184,14 @@ async def _run_one(
             spinner.stop()  # a confirmation prompt, or the call is done
         if live and event.output is not None:
             spinner.stop()  # the output itself shows progress from now on
-            _live_output(event.output)
+            output.feed(event.output)
 
+    output = _LiveOutput()
     try:
         (completed,) = await session.run_batch([request], controller.signal, on_event=show)
     finally:
         spinner.stop()
+        output.end()
     return completed
 
 
