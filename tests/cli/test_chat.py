@@ -49,7 +49,12 @@ def chat(tmp_path: Path, ws: Path) -> Iterator[Any]:
     """A factory: ``chat(server, *args)`` starts the session against ``server``."""
     started: list[PtyTerminal] = []
 
-    def start(server: FakeOpenAI, *args: str, env: dict[str, str] | None = None) -> PtyTerminal:
+    def start(
+        server: FakeOpenAI,
+        *args: str,
+        env: dict[str, str] | None = None,
+        size: tuple[int, int] = (40, 110),
+    ) -> PtyTerminal:
         values = {
             **base_env(tmp_path),
             **(env or {}),
@@ -57,7 +62,7 @@ def chat(tmp_path: Path, ws: Path) -> Iterator[Any]:
             "OPENAI_MODEL": "fake-model",
             "OPENAI_BASE_URL": server.url,
         }
-        terminal = PtyTerminal([str(EXE), "chat", *args], values, ws)
+        terminal = PtyTerminal([str(EXE), "chat", *args], values, ws, size)
         started.append(terminal)
         return terminal
 
@@ -456,6 +461,34 @@ def test_bare_command_in_a_terminal_starts_chat_piped_input_stays_headless(
     assert piped.returncode == 0, piped.stderr
     assert piped.stdout.strip() == "Headless."
     assert user_texts(server.requests[1]) == ["hi"]
+
+
+@pytest.mark.parametrize("size", [(24, 80), (40, 120)], ids=["80x24", "120x40"])
+def test_input_box_placeholder_and_footer(chat: Any, ws: Path, size: tuple[int, int]) -> None:
+    (ws / ".git").mkdir()
+    (ws / ".git" / "HEAD").write_text("ref: refs/heads/feature-x\n")
+    with FakeOpenAI(
+        [
+            Reply(
+                content="Hi.",
+                usage={"prompt_tokens": 5000, "completion_tokens": 20, "total_tokens": 5020},
+            )
+        ]
+    ) as server:
+        term = chat(server, size=size)
+        term.expect("─" * size[1])  # the input box's top border
+        term.expect("> Type your message or @path/to/file")  # the placeholder
+        term.expect("─" * size[1])  # its bottom border, right under it
+        footer = term.expect(r"[^\n]*ws \(feature-x\).*fake-model.*default.*100% context left")[0]
+        assert len(footer) <= size[1]
+        assert term.text.count("\n", term.text.index("> Type your"), term.mark) == 2
+        term.send("hello\r")
+        term.expect("Hi.")
+        term.expect(r"fake-model.*97% context left")  # 5020 of 200000 tokens
+        term.send("\x1b[Z")  # Shift-Tab
+        term.expect("auto-edi")  # redrawn in place: only the changed cells are sent
+        term.send("/quit\r")
+        assert term.finish() == 0
 
 
 def test_multi_line_prompt(chat: Any) -> None:

@@ -32,9 +32,16 @@ def _controlling_terminal() -> None:
 class PtyTerminal:
     """``args`` running on a pseudo-terminal; what it printed so far is in :attr:`raw`."""
 
-    def __init__(self, args: list[str], env: dict[str, str], cwd: Path) -> None:
+    def __init__(
+        self,
+        args: list[str],
+        env: dict[str, str],
+        cwd: Path,
+        size: tuple[int, int] = (ROWS, COLUMNS),
+    ) -> None:
+        """``size`` is (rows, columns)."""
         self.master, slave = os.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", *size, 0, 0))
         self.process = subprocess.Popen(
             args,
             stdin=slave,

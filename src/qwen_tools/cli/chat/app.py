@@ -60,6 +60,7 @@ class ChatApp:
         self.turns = 0
         self.last_answer = ""
         self.chat_id = new_chat_id()
+        self.context_tokens = 0
         self._resume = resume
         self._loop: AgentLoop | None = None
         self._controller: AbortController | None = None
@@ -112,7 +113,21 @@ class ChatApp:
 
         self.view.handle(event)
         if isinstance(event, TurnFinished):
+            if event.usage is not None:
+                self.context_tokens = event.usage.prompt_tokens + event.usage.completion_tokens
             self._save()
+
+    def _footer(self, width: int) -> tuple[str, str]:
+        from qwen_tools.cli.chat.footer import footer_line
+
+        return footer_line(
+            self.config.target_dir,
+            self.model.model,
+            self.config.approval_mode.value,
+            self.context_tokens,
+            self.model.context_window,
+            width,
+        )
 
     def _save(self) -> None:
         loop = self._loop
@@ -138,7 +153,10 @@ class ChatApp:
             if self._resume is not None:
                 self.resume(self._resume)
             prompt = ChatPrompt(
-                self.config, self.model.model, history_file=history_path(self.config)
+                self.config,
+                self.model.model,
+                history_file=history_path(self.config),
+                footer=self._footer,
             )
             try:
                 await self._converse(prompt)

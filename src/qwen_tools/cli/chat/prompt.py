@@ -1,6 +1,8 @@
 """The input line: multi-line editing, history, slash-command completion, key bindings.
 
-Enter sends; Ctrl-J, Alt-Enter, or a trailing ``\\`` before Enter start a new line. Ctrl-C
+The input sits between two rules (the box), with a placeholder while empty and the footer
+(:mod:`.footer`) under it. Enter sends; Ctrl-J, Alt-Enter, or a trailing ``\\`` before Enter
+start a new line. Ctrl-C
 clears a non-empty prompt and, on an empty one, returns :data:`INTERRUPT` (the app asks for a
 second press to quit). Ctrl-D on an empty prompt returns ``None`` (quit). Shift-Tab cycles the
 approval mode, shown at the right of the input line when it is not ``default``.
@@ -8,7 +10,7 @@ approval mode, shown at the right of the input line when it is not ``default``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
@@ -45,12 +47,22 @@ def history_path(config: Config) -> Path:
 class ChatPrompt:
     """A prompt_toolkit session configured for the chat."""
 
-    def __init__(self, config: Config, model: str, *, history_file: Path | None) -> None:
+    def __init__(
+        self,
+        config: Config,
+        model: str,
+        *,
+        history_file: Path | None,
+        footer: Callable[[int], tuple[str, str]] | None = None,
+    ) -> None:
+        """``footer(width)`` gives the footer's left and right parts."""
         from prompt_toolkit import PromptSession
+        from prompt_toolkit.formatted_text import FormattedText
         from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 
         self.config = config
         self.model = model
+        self.footer = footer
         history: History = InMemoryHistory()
         if history_file is not None:
             try:
@@ -70,21 +82,64 @@ class ChatPrompt:
             reserve_space_for_menu=4,
             style=_style(),
             enable_history_search=False,
+            placeholder=FormattedText([("class:hint", "Type your message or @path/to/file")]),
+            bottom_toolbar=self._footer,
         )
+        self._fit_box()
 
     async def read(self, default: str = "") -> str | None:
         """The next prompt (``default`` already typed); ``None`` on Ctrl-D, :data:`INTERRUPT`
         on Ctrl-C (empty prompt)."""
-        from prompt_toolkit.formatted_text import FormattedText
-
         try:
             return await self.session.prompt_async(
-                FormattedText([("class:prompt", "> ")]), handle_sigint=False, default=default
+                self._message, handle_sigint=False, default=default
             )
         except EOFError:
             return None
         except KeyboardInterrupt:
             return INTERRUPT
+
+    def _fit_box(self) -> None:
+        """The input is as tall as its text (room for the menu only while completing), so the
+        footer sits right under it instead of at the bottom of the screen."""
+        from prompt_toolkit.filters import to_filter
+        from prompt_toolkit.layout.controls import BufferControl
+        from prompt_toolkit.layout.dimension import Dimension
+
+        buffer = self.session.default_buffer
+        windows = [
+            window
+            for window in self.session.app.layout.find_all_windows()
+            if isinstance(window.content, BufferControl) and window.content.buffer is buffer
+        ]
+        if not windows:
+            return
+        window = windows[0]
+
+        def height() -> Dimension:
+            return Dimension(min=4) if buffer.complete_state is not None else Dimension()
+
+        window.height = height
+        window.dont_extend_height = to_filter(True)
+
+    def _message(self) -> StyleAndTextTuples:
+        """The box's top rule, then the prompt sign."""
+        from prompt_toolkit.application import get_app
+
+        width = get_app().output.get_size().columns
+        return [("class:border", "─" * width + "\n"), ("class:prompt", "> ")]
+
+    def _footer(self) -> StyleAndTextTuples:
+        """The box's bottom rule, then the footer line."""
+        from prompt_toolkit.application import get_app
+
+        width = get_app().output.get_size().columns
+        lines: StyleAndTextTuples = [("class:border", "─" * width)]
+        if self.footer is not None:
+            left, right = self.footer(width)
+            gap = max(width - len(left) - len(right) - 1, 1)
+            lines += [("", "\n"), ("class:footer", left + " " * gap), ("class:footer.right", right)]
+        return lines
 
     def _mode_hint(self) -> StyleAndTextTuples:
         """The approval mode at the right of the input line, unless it is ``default``."""
@@ -141,6 +196,10 @@ def _style() -> Style:
             "prompt": "fg:ansimagenta bold",
             "hint": "fg:ansibrightblack",
             "rprompt": "bg:default",
+            "border": "fg:ansibrightblack",
+            "bottom-toolbar": "noreverse bg:default",
+            "footer": "fg:ansicyan",
+            "footer.right": "fg:ansibrightblack",
         }
     )
 
