@@ -90,3 +90,22 @@ def test_shell_output_on_a_terminal_is_shown_as_it_comes_once(
     assert code == 0, screen
     for n in (1, 2, 3):  # live on stderr once, and once in the result on stdout
         assert screen.count(f"markX{n}") == 2, screen
+
+
+def test_tools_on_a_terminal_shows_long_mcp_names_whole(env: dict[str, str], ws: Path) -> None:
+    demo = Path(__file__).resolve().parents[1] / "mcp" / "servers" / "demo_server.py"
+    server = "a_server_with_a_rather_long_name_to_test_the_tools_table_width"
+    (ws / ".qwen").mkdir()
+    (ws / ".qwen" / "settings.json").write_text(
+        json.dumps({"mcpServers": {server: {"command": sys.executable, "args": [str(demo)]}}})
+    )
+    (Path(env["HOME"]) / ".qwen" / "trustedFolders.json").write_text(
+        json.dumps({str(ws): "TRUST_FOLDER"})
+    )
+    listed = json.loads(_piped(["tools", "--json"], env, ws).stdout)
+    names = [row["name"] for row in listed if row["server"] == server]
+    assert names and all(len(name) > 60 for name in names), names
+    code, screen = _on_terminal(["tools"], env, ws)
+    assert code == 0, screen
+    for name in names:
+        assert name in screen, screen
