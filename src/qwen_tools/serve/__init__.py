@@ -12,7 +12,8 @@ imported by ``import qwen_tools`` or by the CLI until ``serve`` runs.
 * :mod:`.self_guard` — a server never connects to itself, directly or through other servers;
 * :mod:`.wire_text` — text the SDK's JSON layer cannot take, on the way in and on the way out.
 
-The ``serve`` command itself is :mod:`qwen_tools.cli.serve_cmd`.
+:class:`ToolServer`, ``serve_http`` and ``serve_stdio`` are exported here, each imported on first
+use. The ``serve`` command itself is :mod:`qwen_tools.cli.serve_cmd`.
 """
 
 from __future__ import annotations
