@@ -491,6 +491,28 @@ def test_input_box_placeholder_and_footer(chat: Any, ws: Path, size: tuple[int, 
         assert term.finish() == 0
 
 
+def test_shell_mode_runs_the_command_and_tells_the_model(chat: Any, ws: Path) -> None:
+    (ws / "marker.txt").write_text("x")
+    with FakeOpenAI([Reply(content="I see the marker.")]) as server:
+        term = chat(server)
+        term.prompt()
+        term.send("!ls; echo sum-$((20+22))\r")
+        term.expect("marker.txt")
+        term.expect("sum-42")
+        term.prompt()
+        assert not server.requests  # the model is not asked
+        term.send("what did you see?\r")
+        term.expect("I see the marker.")
+        term.prompt()
+        term.send("/quit\r")
+        assert term.finish() == 0
+    assert user_texts(server.requests[0]) == ["what did you see?"]
+    user = next(m for m in server.requests[0]["messages"] if m["role"] == "user")
+    shell = next(p["text"] for p in user["content"] if "I ran the following" in p["text"])
+    assert shell.startswith("I ran the following shell command:\n```sh\nls; echo sum-$((20+22))")
+    assert "This produced the following result:\n```\n" in shell and "sum-42" in shell
+
+
 def test_multi_line_prompt(chat: Any) -> None:
     with FakeOpenAI([Reply(content="Got both lines.")]) as server:
         term = chat(server)

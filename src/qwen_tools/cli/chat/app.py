@@ -61,6 +61,8 @@ class ChatApp:
         self.last_answer = ""
         self.chat_id = new_chat_id()
         self.context_tokens = 0
+        self._pending: list[str] = []
+        r"""Texts sent before the next prompt (the reports of ``!command``\ s)."""
         self._resume = resume
         self._loop: AgentLoop | None = None
         self._controller: AbortController | None = None
@@ -185,11 +187,23 @@ class ChatApp:
             armed = False
             if not line.strip():
                 continue
+            if line.startswith("!") and line[1:].strip():
+                await self.shell(line[1:].strip())
+                continue
             if _is_command(line):
                 if run_command(self, line):
                     return
                 continue
             await self.turn(line)
+
+    async def shell(self, command: str) -> None:
+        """``!command``: run it, show its output; the model hears of it with the next prompt."""
+        from qwen_tools.cli.chat.shell_mode import run_shell_mode, shell_report
+
+        self.console.print(f"[magenta]![/] {command}", highlight=False)
+        output = await run_shell_mode(command, self.config.target_dir, self.console, self.terminal)
+        self._pending.append(shell_report(command, output))
+        self.console.print()
 
     def interrupt(self) -> None:
         """Cancel the running turn (Ctrl-C during a stream, a batch or a dialog)."""
@@ -208,7 +222,9 @@ class ChatApp:
         self._controller = controller
         history_length = len(loop.history)
         self.turns += 1
-        task = asyncio.ensure_future(loop.send(text, signal=controller.signal))
+        parts = [{"type": "text", "text": part} for part in [*self._pending, text]]
+        self._pending.clear()
+        task = asyncio.ensure_future(loop.send(parts, signal=controller.signal))
 
         def hard_cancel() -> None:
             task.cancel()

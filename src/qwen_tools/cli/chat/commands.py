@@ -131,6 +131,8 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("Shift-Tab", "cycle the approval mode"),
     ("Ctrl-C", "cancel the running turn; clear the prompt; twice on an empty prompt: quit"),
     ("Up, Down", "prompt history"),
+    ("!COMMAND", "run a shell command in the workspace (the model sees it with your next prompt)"),
+    ("Esc", "cancel the running turn, or refuse in a confirmation"),
 )
 
 
