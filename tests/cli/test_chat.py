@@ -513,6 +513,37 @@ def test_shell_mode_runs_the_command_and_tells_the_model(chat: Any, ws: Path) ->
     assert "This produced the following result:\n```\n" in shell and "sum-42" in shell
 
 
+def test_at_path_completes_and_attaches_files_respecting_ignores(chat: Any, ws: Path) -> None:
+    (ws / ".git").mkdir()
+    (ws / ".gitignore").write_text("hidden.txt\n")
+    (ws / "hidden.txt").write_text("do-not-send\n")
+    (ws / "docs").mkdir()
+    (ws / "docs" / "notes.txt").write_text("secret-sauce\n")
+    with FakeOpenAI([Reply(content="Read it.")]) as server:
+        term = chat(server)
+        term.prompt()
+        term.send("summarise @do")
+        term.expect("docs/")  # the completion menu
+        term.send("\t")
+        term.send("no")
+        term.expect("notes.txt")
+        term.send("\t")  # the screen redraws only the changed cells: the request shows the text
+        term.send(" and @hidden.txt and @../outside.txt\r")
+        term.expect(r"Attached @docs/notes\.txt")
+        term.expect(r"Not attached @hidden\.txt: ignored")
+        term.expect(r"Not attached @\.\./outside\.txt: outside the workspace")
+        term.expect("Read it.")
+        term.prompt()
+        term.send("/quit\r")
+        assert term.finish() == 0
+    user = [m for m in server.requests[0]["messages"] if m["role"] == "user"][-1]
+    sent = "".join(part["text"] for part in user["content"])
+    assert "summarise @docs/notes.txt and @hidden.txt and @../outside.txt" in sent
+    assert "--- Content from referenced files ---" in sent
+    assert "Content from @docs/notes.txt:\nsecret-sauce" in sent
+    assert "do-not-send" not in sent
+
+
 def test_multi_line_prompt(chat: Any) -> None:
     with FakeOpenAI([Reply(content="Got both lines.")]) as server:
         term = chat(server)

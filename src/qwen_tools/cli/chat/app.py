@@ -13,7 +13,7 @@ import argparse
 import asyncio
 import sys
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from qwen_tools.cli.chat.commands import run_command
 from qwen_tools.cli.chat.prompt import INTERRUPT, ChatPrompt, history_path
@@ -205,6 +205,15 @@ class ChatApp:
         self._pending.append(shell_report(command, output))
         self.console.print()
 
+    def _attach(self, text: str) -> list[dict[str, Any]]:
+        """The files named with ``@path`` (each one said attached, or why not)."""
+        from qwen_tools.cli.chat.at_files import attach
+
+        attachments = attach(self.config, text)
+        for attached, note in attachments.notes:
+            self.console.print(note, style="dim" if attached else "yellow", highlight=False)
+        return attachments.parts
+
     def interrupt(self) -> None:
         """Cancel the running turn (Ctrl-C during a stream, a batch or a dialog)."""
         controller = self._controller
@@ -222,8 +231,11 @@ class ChatApp:
         self._controller = controller
         history_length = len(loop.history)
         self.turns += 1
-        parts = [{"type": "text", "text": part} for part in [*self._pending, text]]
+        parts: list[dict[str, Any]] = [
+            {"type": "text", "text": part} for part in [*self._pending, text]
+        ]
         self._pending.clear()
+        parts += self._attach(text)
         task = asyncio.ensure_future(loop.send(parts, signal=controller.signal))
 
         def hard_cancel() -> None:

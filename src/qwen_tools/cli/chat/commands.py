@@ -131,6 +131,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("Shift-Tab", "cycle the approval mode"),
     ("Ctrl-C", "cancel the running turn; clear the prompt; twice on an empty prompt: quit"),
     ("Up, Down", "prompt history"),
+    ("@PATH", "attach a workspace file to the prompt (Tab completes)"),
     ("!COMMAND", "run a shell command in the workspace (the model sees it with your next prompt)"),
     ("Esc", "cancel the running turn, or refuse in a confirmation"),
 )

@@ -75,7 +75,7 @@ class ChatPrompt:
             history=history,
             multiline=True,
             key_bindings=self._bindings(),
-            completer=_completer(),
+            completer=_completer(config),
             complete_while_typing=True,
             prompt_continuation=lambda width, _line, _wrap: " " * (width - 2) + "… ",
             rprompt=self._mode_hint,
@@ -204,18 +204,31 @@ def _style() -> Style:
     )
 
 
-def _completer() -> Completer:
+def _completer(config: Config) -> Completer:
     from prompt_toolkit.completion import Completer
 
     class SlashCompleter(Completer):
-        """Completes ``/command`` names and the modes after ``/mode``."""
+        r"""Completes ``/command`` names, the modes after ``/mode`` and ``@path``\ s."""
 
         def get_completions(
             self, document: Document, complete_event: CompleteEvent
         ) -> Iterable[Completion]:
-            return _completions(document.text_before_cursor)
+            text = document.text_before_cursor
+            word = text.split()[-1] if text and not text[-1].isspace() else ""
+            if word.startswith("@"):
+                return _path_completions(config, word[1:])
+            return _completions(text)
 
     return SlashCompleter()
+
+
+def _path_completions(config: Config, word: str) -> Iterable[Completion]:
+    from prompt_toolkit.completion import Completion
+
+    from qwen_tools.cli.chat.at_files import path_completions
+
+    for path in path_completions(config, word):
+        yield Completion(path, start_position=-len(word))
 
 
 def _completions(text: str) -> Iterable[Completion]:

@@ -1,0 +1,104 @@
+"""``@path`` in a prompt: completion of workspace paths, and the files attached to the prompt.
+
+As Qwen Code's ``@`` commands: a ``@path`` naming a readable file inside the workspace and not
+ignored (``.gitignore``, ``.qwenignore``, as ``context.fileFiltering`` says) is sent with the
+prompt, after it, between ``--- Content from referenced files ---`` and ``--- End of content
+---``; other ``@`` words stay plain text and the chat says why they were not attached.
+Completion lists one directory level at a time, with the same filtering.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from qwen_tools.config.config import Config
+
+AT_WORD = re.compile(r"(?<!\S)@((?:\\ |[^\s])+)")
+MAX_FILE_BYTES = 1_000_000
+MAX_COMPLETIONS = 50
+
+
+def _ignored(config: Config, path: Path, is_dir: bool) -> bool:
+    if path.name == ".git":
+        return True
+    return config.file_service.should_ignore_file(path, config.file_filtering, is_dir)
+
+
+def path_completions(config: Config, word: str) -> Iterator[str]:
+    """Workspace paths (relative, ``/`` after directories) that complete ``word``."""
+    root = Path(config.target_dir)
+    folder, _, prefix = word.rpartition("/")
+    directory = (root / folder) if folder else root
+    if not config.workspace.is_path_within_workspace(directory):
+        return
+    try:
+        entries = sorted(os.scandir(directory), key=lambda entry: entry.name)
+    except OSError:
+        return
+    shown = 0
+    for entry in entries:
+        if not entry.name.startswith(prefix) or (entry.name.startswith(".") and not prefix):
+            continue
+        is_dir = entry.is_dir()
+        if _ignored(config, Path(entry.path), is_dir):
+            continue
+        yield (f"{folder}/" if folder else "") + entry.name + ("/" if is_dir else "")
+        shown += 1
+        if shown >= MAX_COMPLETIONS:
+            return
+
+
+@dataclass
+class Attachments:
+    """The parts sent after the prompt, and a line for each ``@`` word (attached or why not)."""
+
+    parts: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[tuple[bool, str]] = field(default_factory=list)
+
+
+def attach(config: Config, text: str) -> Attachments:
+    """Read the files ``text`` names with ``@path``."""
+    result = Attachments()
+    contents: list[tuple[str, str]] = []
+    for match in AT_WORD.finditer(text):
+        name = match.group(1).replace("\\ ", " ")
+        why = _refusal(config, name)
+        if why is not None:
+            result.notes.append((False, f"Not attached @{name}: {why}"))
+            continue
+        path = Path(config.target_dir) / name
+        data = path.read_bytes()[:MAX_FILE_BYTES]
+        contents.append((name, data.decode("utf-8", "replace")))
+        result.notes.append((True, f"Attached @{name} ({len(data):,} bytes)"))
+    if contents:
+        texts = ["\n--- Content from referenced files ---"]
+        for name, content in contents:
+            texts += [f"\nContent from @{name}:\n", content]
+        texts.append("\n--- End of content ---")
+        result.parts = [{"type": "text", "text": piece} for piece in texts]
+    return result
+
+
+def _refusal(config: Config, name: str) -> str | None:
+    """Why ``@name`` is not attached (``None``: it is)."""
+    path = Path(config.target_dir) / name
+    if not config.workspace.is_path_within_workspace(path):
+        return "outside the workspace"
+    if not path.exists():
+        return "no such file"
+    if path.is_dir():
+        return "a directory (name its files)"
+    if _ignored(config, path, False):
+        return "ignored"
+    try:
+        with path.open("rb"):
+            pass
+    except OSError as error:
+        return error.strerror or "unreadable"
+    return None
