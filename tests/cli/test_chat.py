@@ -381,9 +381,6 @@ def test_session_commands_and_the_summary_on_quit(chat: Any, ws: Path, tmp_path:
         term.send("/approval-mode yolo\r")
         term.expect("Approval mode: yolo")
         term.prompt()
-        term.send("/compress\r")
-        term.expect("Compression is not implemented")
-        term.prompt()
         term.send("/copy\r")
         term.expect("Copied the last answer")
         term.prompt()
@@ -542,6 +539,37 @@ def test_at_path_completes_and_attaches_files_respecting_ignores(chat: Any, ws: 
     assert "--- Content from referenced files ---" in sent
     assert "Content from @docs/notes.txt:\nsecret-sauce" in sent
     assert "do-not-send" not in sent
+
+
+def test_compress_replaces_the_history_with_the_models_summary(chat: Any) -> None:
+    script = [
+        Reply(content="First answer."),
+        Reply(content="SUMMARY: the user said hello-one."),
+        Reply(content="After compression."),
+    ]
+    with FakeOpenAI(script) as server:
+        term = chat(server)
+        term.prompt()
+        term.send("/compress\r")
+        term.expect("Nothing to compress yet.")
+        term.prompt()
+        term.send("hello-one\r")
+        term.expect("First answer.")
+        term.prompt()
+        term.send("/compress\r")
+        term.expect(r"Compressed 2 messages into a summary")
+        term.prompt()
+        term.send("go on\r")
+        term.expect("After compression.")
+        term.prompt()
+        term.send("/quit\r")
+        assert term.finish() == 0
+    asked = json.dumps(server.requests[1]["messages"])
+    assert "hello-one" in asked and server.requests[1]["stream"] is False
+    after = server.requests[2]["messages"]
+    assert "SUMMARY: the user said hello-one." in json.dumps(after)
+    assert user_texts(server.requests[2])[-1] == "go on"
+    assert not any("First answer." in json.dumps(m) for m in after)
 
 
 def test_multi_line_prompt(chat: Any) -> None:

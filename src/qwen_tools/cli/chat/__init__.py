@@ -8,6 +8,7 @@ the app when the command runs.
   (:mod:`.session_commands` — those about the session, and the summary on quit);
 * :mod:`.footer` — the line under the input box; :mod:`.shell_mode` — ``!command``;
 * :mod:`.at_files` — ``@path`` completion and attached files;
+* :mod:`.compress` — ``/compress`` (the history replaced by the model's summary);
 * :mod:`.saved_chats` — chats saved as they go, for ``/resume`` and ``chat --resume``;
 * :mod:`.screen`, :mod:`.stream_view`, :mod:`.tool_box`, :mod:`.displays`, :mod:`.markdown` —
   what a turn looks like while it runs and once it is done;

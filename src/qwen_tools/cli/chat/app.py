@@ -190,6 +190,9 @@ class ChatApp:
             if line.startswith("!") and line[1:].strip():
                 await self.shell(line[1:].strip())
                 continue
+            if line.strip().lower() == "/compress":
+                await self.compress()
+                continue
             if _is_command(line):
                 if run_command(self, line):
                     return
@@ -204,6 +207,43 @@ class ChatApp:
         output = await run_shell_mode(command, self.config.target_dir, self.console, self.terminal)
         self._pending.append(shell_report(command, output))
         self.console.print()
+
+    async def compress(self) -> None:
+        """``/compress``: replace the history with the model's summary of it."""
+        from qwen_tools.cli.chat import compress as c
+        from qwen_tools.contract.abort import AbortController
+
+        loop, agent = self._loop, self._agent
+        messages = [] if loop is None else loop.history.messages
+        if loop is None or agent is None or not messages:
+            self.console.print("Nothing to compress yet.")
+            return
+        controller = AbortController()
+        self.terminal.on_interrupt(lambda: controller.abort("Cancelled by the user."), _nothing)
+        self.terminal.quiet()
+        self.console.print("[dim]Compressing the conversation…[/]")
+        try:
+            summary = await agent.client.generate_text(
+                c.compression_request(messages), signal=controller.signal, system=c.SYSTEM
+            )
+        except Exception as error:  # a model error or the user's cancel: the history stays
+            self.console.print(f"[yellow]Not compressed:[/] {error}", highlight=False)
+            return
+        finally:
+            self.terminal.end_turn()
+        if not summary.strip():
+            self.console.print("[yellow]Not compressed:[/] the model gave an empty summary.")
+            return
+        new = c.compressed_history(messages, summary)
+        loop.history.truncate(0)
+        loop.history.extend(new)
+        self.context_tokens = 0
+        self._save()
+        self.console.print(
+            f"Compressed {len(messages)} messages into a summary "
+            f"({c.size_of(messages):,} → {c.size_of(new):,} characters).",
+            highlight=False,
+        )
 
     def _attach(self, text: str) -> list[dict[str, Any]]:
         """The files named with ``@path`` (each one said attached, or why not)."""
@@ -320,3 +360,7 @@ def run_chat_command(args: argparse.Namespace) -> int:
         return asyncio.run(chat())
     finally:
         session.close_sync()
+
+
+def _nothing() -> None:
+    return None

@@ -121,7 +121,12 @@ COMMANDS: tuple[Command, ...] = (
         "list the saved chats of this project; continue one",
         session.resume,
     ),
-    Command(("compress",), "/compress", "(not available: says why)", session.compress),
+    Command(
+        ("compress",),
+        "/compress",
+        "replace the conversation with the model's summary of it",
+        session.compress,
+    ),
     Command(("quit", "exit"), "/quit", "leave (also Ctrl-D, or Ctrl-C twice)", _quit),
 )
 

@@ -1,5 +1,5 @@
 """Slash commands about the session: ``/stats``, ``/model``, ``/memory``, ``/mcp``, ``/copy``,
-``/resume``, ``/compress``, and the summary printed when the chat ends.
+``/resume``, and the summary printed when the chat ends.
 
 They read what the chat app keeps (:class:`SessionHost`): the agent session's stats, the model,
 the context files, the MCP manager of the workspace session and the last answer.
@@ -208,11 +208,8 @@ def resume(host: SessionHost, arg: str) -> bool:
 
 
 def compress(host: SessionHost, _arg: str) -> bool:
-    """Say honestly that there is no compression here."""
-    host.console.print(
-        "Compression is not implemented in qwen-tools chat: the whole history is sent. "
-        "Use /clear to start over."
-    )
+    """Only reached with an argument (the app runs ``/compress`` itself: it awaits the model)."""
+    host.console.print("Usage: /compress (no arguments)")
     return False
 
 
