@@ -572,6 +572,27 @@ def test_compress_replaces_the_history_with_the_models_summary(chat: Any) -> Non
     assert not any("First answer." in json.dumps(m) for m in after)
 
 
+def test_mcp_command_lists_servers_status_and_tools(chat: Any, ws: Path) -> None:
+    demo = Path(__file__).resolve().parents[1] / "mcp" / "servers" / "demo_server.py"
+    servers = {
+        "demo": {"command": sys.executable, "args": [str(demo), "--name", "demo"]},
+        "broken": {"command": str(ws / "no-such-program")},
+    }
+    (ws / ".qwen").mkdir()
+    (ws / ".qwen" / "settings.json").write_text(json.dumps({"mcpServers": servers}))
+    with FakeOpenAI([]) as server:
+        term = chat(server)
+        term.prompt()
+        term.send("/mcp\r")
+        term.expect(r"● demo connected, \d+ tool\(s\)")
+        term.expect(r"- add")
+        term.expect(r"- echo")
+        term.expect(r"● broken disconnected, 0 tool\(s\)")
+        term.prompt()
+        term.send("/quit\r")
+        assert term.finish() == 0
+
+
 def test_multi_line_prompt(chat: Any) -> None:
     with FakeOpenAI([Reply(content="Got both lines.")]) as server:
         term = chat(server)
