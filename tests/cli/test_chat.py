@@ -194,6 +194,25 @@ def test_esc_cancels_the_stream_and_never_refuses_a_later_dialog(chat: Any, ws: 
     assert (ws / "made.txt").exists()
 
 
+def test_text_typed_during_a_turn_waits_in_the_next_prompt(chat: Any) -> None:
+    hold = threading.Event()
+    script = [Reply(content="Slow answer.", hold=hold, split=2), Reply(content="Second.")]
+    with FakeOpenAI(script) as server:
+        term = chat(server)
+        term.prompt()
+        term.send("first\r")
+        term.expect("Slow a")  # the first half, while the server holds the rest
+        term.send("typed ahead")
+        hold.set()
+        term.expect(r"> typed ahead")  # not echoed during the turn, in the prompt after it
+        term.send("\r")
+        term.expect("Second.")
+        term.prompt()
+        term.send("/quit\r")
+        assert term.finish() == 0
+    assert user_texts(server.requests[1]) == ["first", "typed ahead"]
+
+
 def test_esc_cancels_a_running_tool(chat: Any) -> None:
     command = "echo started-$((6*7)); sleep 60; echo finished-$((5*5))"
     script = [
