@@ -3,7 +3,7 @@
 Every registered tool is offered: the built-ins, the tools of ``tools.discoveryCommand`` and the
 tools of the ``mcpServers`` it connects to (in parallel, before serving; they stay connected until
 the server stops). A failing discovery or upstream server costs only its own tools (logged).
-Entries that would make the server connect to itself are not started (:mod:`.self_guard`), and a
+Entries that would make the server connect to itself are not started (:mod:`~qwen_tools.serve.self_guard`), and a
 server on stdio stops when the process that started it exits (as when its stdin closes).
 
 Over streamable HTTP each MCP client session gets its own session (read cache, todos, approval
@@ -93,10 +93,10 @@ def session_factory(
     by the MCP client (nobody answers prompts here), so it is not interactive; the tools that
     need a person in the loop or the agent's model (:data:`SESSION_ONLY_TOOLS`) are left out.
     ``mcp``: how it joins the ``mcpServers`` (see :class:`~qwen_tools.Session`). Given roots
-    (directories already checked to lie in the server's workspace, :mod:`.roots`), the session's
+    (directories already checked to lie in the server's workspace, :mod:`~qwen_tools.serve.roots`), the session's
     workspace is them; its settings stay those of ``--cwd`` (never read from a root).
     ``base``: the server's own session's config, whose settings (read once, at start, and
-    guarded by :mod:`.self_guard`) every client session shares instead of reading the files
+    guarded by :mod:`~qwen_tools.serve.self_guard`) every client session shares instead of reading the files
     again (a stateless request opens a session of its own).
     """
 

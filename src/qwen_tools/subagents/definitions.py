@@ -16,7 +16,7 @@ Optional fields and how bad values are treated:
   a lower-precedence definition of the same name is not silently run instead.
 
 Errors are raised as :class:`SubagentDefinitionError` with the reference's messages; the
-catalogue (:mod:`.subagent_catalog`) logs them and skips the file.
+catalogue (:mod:`~qwen_tools.tools.task.catalog`) logs them and skips the file.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ patterns match the entry name only: ``*`` and ``?`` are wildcards, everything el
 Unlike 0.24.4, a path outside the workspace directories is refused at validation time, and
 again on the opened directory descriptor (a name swapped for an outside symlink since is
 refused, never listed). Names holding control characters are shown escaped
-(:func:`._paths.escape_control_chars`), so no name can add a line to the listing.
+(:func:`~qwen_tools.tools.common.paths.escape_control_chars`), so no name can add a line to the listing.
 """
 
 from __future__ import annotations

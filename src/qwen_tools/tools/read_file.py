@@ -1,6 +1,6 @@
 """``read_file``: the content of one file, windowed for text and inline for media.
 
-The content itself comes from :mod:`._file_content` (the reference's
+The content itself comes from :mod:`~qwen_tools.tools.file_reading.content` (the reference's
 ``processSingleFileContent``: text windows, notebooks, SVG, binary files, media, PDF). This
 module adds what the tool does around it, as Qwen Code 0.24.4 does:
 

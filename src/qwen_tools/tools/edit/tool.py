@@ -1,6 +1,6 @@
 """``edit``: replace text in a file, or create a file from an empty ``old_string``.
 
-Qwen Code 0.24.4 rules (see :mod:`._edit_plan` for the computation): the file must have been
+Qwen Code 0.24.4 rules (see :mod:`~qwen_tools.tools.edit.plan` for the computation): the file must have been
 read in this session (checked before it is read, again after, and once more before writing);
 CRLF files are edited as LF in memory and written back CRLF; ``old_string`` is matched
 tolerantly (look-alike characters, trailing whitespace, a final newline); a deletion takes its

@@ -1,21 +1,21 @@
 """The content of one file as read_file and read_many_files give it to the model.
 
 This is the equivalent of Qwen Code 0.24.4's ``processSingleFileContent``: it stats the file,
-classifies it (:mod:`._file_types`) and returns a :class:`FileContent` holding the model's
+classifies it (:mod:`~qwen_tools.tools.file_reading.file_types`) and returns a :class:`FileContent` holding the model's
 content, the user's display text, an error if any, and what the read covered (for the
 "Showing lines" header and the session's read cache).
 
-* **text**: the window of :mod:`._text_window`, trimmed and budgeted; default limit
+* **text**: the window of :mod:`~qwen_tools.tools.file_reading.text_window`, trimmed and budgeted; default limit
   ``truncate_tool_output_lines``, byte cap ``max(25_000, 4 × threshold)``, character budget
   ``truncate_tool_output_threshold``. An ``offset`` at or past the last line is an error here
   (the reference returns an empty window).
-* **notebook**: the cell dump of :mod:`._notebook` (display ``Read notebook: <rel>``); a file
+* **notebook**: the cell dump of :mod:`~qwen_tools.tools.file_reading.notebook` (display ``Read notebook: <rel>``); a file
   that is not a notebook is an error.
 * **binary**: ``Cannot display content of binary file: <rel>`` (a success); **svg**: the raw
   text up to 1 MB.
 * **image / audio / video**: one inline part; image formats providers reject are described
   instead. **pdf**: sent inline too (the reference extracts text when the model cannot take
-  PDFs); ``pages`` cuts the range out as a new PDF (:mod:`._pdf`), and a document of more than
+  PDFs); ``pages`` cuts the range out as a new PDF (:mod:`~qwen_tools.tools.file_reading.pdf`), and a document of more than
   10 pages without ``pages`` gets the reference's "too many pages" error.
 * Media over 9.9 MB, raw or base64-encoded, is refused with ``file_too_large``.
 """

@@ -15,10 +15,10 @@ first (newest first), the rest follow in ICU collation order of their full path;
 ``min(100, truncate_tool_output_lines)`` are shown.
 
 Unlike 0.24.4, a ``path`` outside the workspace directories is refused at validation time (and
-again when the directory, opened, lies outside: the walk of :mod:`._glob_walk` lists only
+again when the directory, opened, lies outside: the walk of :mod:`~qwen_tools.tools.glob.walk` lists only
 directories whose descriptors are checked to lie inside), and an absolute pattern only matches
 below its literal leading directories when those lie inside the workspace. Paths holding
-control characters are listed escaped (:func:`._paths.escape_control_chars`).
+control characters are listed escaped (:func:`~qwen_tools.tools.common.paths.escape_control_chars`).
 """
 
 from __future__ import annotations

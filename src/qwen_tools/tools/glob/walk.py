@@ -1,7 +1,7 @@
 """The directory walk of ``glob``: matches below a search directory, depth first.
 
 Per directory: one listing, entry kinds from ``d_type``, names tested against the step of
-:class:`._glob_patterns.GlobAutomaton` cached for its set of states; only matched files are
+:class:`~qwen_tools.tools.common.glob_patterns.GlobAutomaton` cached for its set of states; only matched files are
 stat-ed (for their mtime) and only entries that would be returned or entered are tested against
 the ignore rules (directories as directories, so ``build/`` prunes a whole tree).
 

@@ -1,4 +1,4 @@
-"""Building blocks of :mod:`._regex_translate`: classes, word boundaries, the compiled result.
+"""Building blocks of :mod:`~qwen_tools.tools.grep.regex_translate`: classes, word boundaries, the compiled result.
 
 Character classes come in ripgrep's and in JavaScript's syntax.
 

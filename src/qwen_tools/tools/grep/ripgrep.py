@@ -18,7 +18,7 @@ program is always named ``rg`` in that text, whichever binary ran, so both engin
 change the search in ways the Python engine cannot follow.
 
 Unlike the reference, ``rg`` runs confined by the kernel to the workspace directories
-(:mod:`._rg_sandbox`), started and read from a thread of its own (:mod:`._search_child`), so
+(:mod:`~qwen_tools.tools.grep.rg_sandbox`), started and read from a thread of its own (:mod:`~qwen_tools.tools.grep.search_child`), so
 the event loop never waits on it and an abort, a cancellation, the timeout or the output cap
 kill it and end the call at once; its stdout and stderr are always read to their end.
 """

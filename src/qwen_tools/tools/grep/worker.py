@@ -2,12 +2,12 @@
 
 A regular expression can take exponential time (``^(a+)+(?=b)`` on a line of 34 ``a``); Python's
 ``re`` holds the GIL and cannot be interrupted, so run in our process it would stall every other
-call and ignore Ctrl-C. Here the engine (:func:`._grep_fallback.python_search`) runs in a child
+call and ignore Ctrl-C. Here the engine (:func:`~qwen_tools.tools.grep.python_engine.python_search`) runs in a child
 process (``python -c``, calling :func:`serve`); the caller waits in a thread of its own
-(:mod:`._search_child`), and an abort, a cancellation or the time limit kill the worker, which
+(:mod:`~qwen_tools.tools.grep.search_child`), and an abort, a cancellation or the time limit kill the worker, which
 ends the call at once. The worker checks the time limit itself between files and answers with
 what it found; only when it does not answer within a short grace after the limit (a runaway
-pattern) is it killed, and the search reports :func:`._ripgrep.timeout_message` without lines.
+pattern) is it killed, and the search reports :func:`~qwen_tools.tools.grep.ripgrep.timeout_message` without lines.
 
 Workers are kept for the next search (at most :data:`MAX_IDLE` idle ones; a busy one is never
 shared), so the interpreter starts once, not per search. A worker reads requests on stdin and

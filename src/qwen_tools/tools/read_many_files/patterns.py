@@ -1,7 +1,7 @@
 """File search for read_many_files: several glob patterns, exclusion patterns, every workspace dir.
 
 Patterns follow node-glob with ``{nodir, dot, nocase}`` as the glob tool does (the segment
-matching of :mod:`.glob` is reused): ``**`` for any depth, ``{a,b}`` braces, extglobs, hidden
+matching of :mod:`~qwen_tools.tools.glob.tool` is reused): ``**`` for any depth, ``{a,b}`` braces, extglobs, hidden
 files included, case-insensitive; a pattern naming an existing path literally is escaped
 first. Each pattern is searched from every workspace directory, after ``\\`` is turned into
 ``/`` (as the reference does).

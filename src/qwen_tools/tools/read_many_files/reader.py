@@ -8,7 +8,7 @@ descriptor: media (image, PDF, audio, video) is read only when one of the ``path
 contains its extension (case-insensitively) or its name without the extension, as the
 reference decides. Every successful read is recorded in the session's read cache, as a full
 read unless the content was cut. Display paths and reasons are shown with control characters
-escaped (:func:`._paths.escape_control_chars`).
+escaped (:func:`~qwen_tools.tools.common.paths.escape_control_chars`).
 """
 
 from __future__ import annotations

@@ -4,13 +4,13 @@ Qwen Code 0.24.4 no longer registers this tool (it became the helper behind ``@p
 mentions); this is its last tool version, as older Qwen Code and gemini-cli shipped it:
 
 * **Search.** ``paths`` and ``include`` are glob patterns relative to each workspace directory
-  (see :mod:`._many_glob`); the default exclusions (dependency, build and IDE directories,
+  (see :mod:`~qwen_tools.tools.read_many_files.patterns`); the default exclusions (dependency, build and IDE directories,
   binary, archive and office files, ``.env``, ``QWEN.md``) apply unless
   ``useDefaultExcludes`` is false, plus ``exclude``. Matches ignored by ``.gitignore`` or the
   Qwen ignore files (``file_filtering_options``, default from the settings) are dropped and
   counted; files outside the workspace (through symlinks, ``..`` or absolute paths) are
   skipped. The rest is sorted by UTF-16 code units, as JavaScript sorts.
-* **Reading.** Each file goes through the read_file engine (:mod:`._file_content`) with
+* **Reading.** Each file goes through the read_file engine (:mod:`~qwen_tools.tools.file_reading.content`) with
   ``limit = floor(truncate_tool_output_lines / number of files)`` (at least 1, a deliberate
   difference: the reference's 0 shows nothing), in a thread pool. Images, PDF, audio and video
   are included only when one of ``paths`` contains their extension or their name without it;

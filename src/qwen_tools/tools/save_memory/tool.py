@@ -7,7 +7,7 @@ last version that had it:
   the Qwen home directory, ``project`` = the one in the project root). The context file name
   is the ``context.fileName`` setting (first name of a list), ``QWEN.md`` by default.
 * **Effect:** ``- <fact>`` is appended to the ``## Qwen Added Memories`` section, created when
-  missing (see :mod:`._memory_file`); the write is atomic, under the file's session lock.
+  missing (see :mod:`~qwen_tools.tools.save_memory.memory_file`); the write is atomic, under the file's session lock.
 * **Confirmation:** an edit confirmation titled ``Confirm Memory Save: <path> (<scope>)`` with
   the diff of the memory file; "always allow" covers that file and scope for the session.
 * **Results:** ``Okay, I've remembered that in <scope> memory: "<fact>"``; without a scope, a

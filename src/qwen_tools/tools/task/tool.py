@@ -6,7 +6,7 @@ alias. Behaviour follows 0.24.4's foreground path:
 * params ``description``, ``prompt`` (both required, non-blank) and ``subagent_type``
   (default ``general-purpose``, matched case-insensitively; an unknown type is rejected with
   ``Subagent "<x>" not found. Available subagents: a, b``); like the reference, no schema pass:
-  0.24.4's own checks of all its ``agent`` params run instead (:mod:`._task_params`), nothing
+  0.24.4's own checks of all its ``agent`` params run instead (:mod:`~qwen_tools.tools.task.params`), nothing
   is coerced and unknown keys are ignored;
 * kind ``agent``; calls are concurrency-safe (several subagents may run at once); outside
   YOLO/auto-edit the user confirms the launch (an info confirmation showing the description);
@@ -14,7 +14,7 @@ alias. Behaviour follows 0.24.4's foreground path:
   definition file changes (see :mod:`qwen_tools.tools.task.catalog`);
 * while it runs, ``update_output`` receives a ``task_execution`` display listing the
   subagent's tool calls; the model gets the report in 0.24.4's wording for each way a run can
-  end (:mod:`._task_result`); output over 32,000 characters keeps its tail.
+  end (:mod:`~qwen_tools.tools.task.result`); output over 32,000 characters keeps its tail.
 
 Not here: background runs (``run_in_background`` is accepted, the run is in the foreground),
 forks, worktree isolation, teammates and model grades (``fork_*``, ``isolation``,

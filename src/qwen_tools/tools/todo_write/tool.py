@@ -8,7 +8,7 @@ As in Qwen Code 0.24.4:
   overrides schema validation for this tool): ids non-empty, at most 500 UTF-16 units and
   unique, content non-blank, a valid status, dependencies known, not duplicated, not on
   itself, and free of cycles. "At most one ``in_progress``" is advice, not enforced.
-* **Storage:** ``<runtime dir>/todos/<session id>.json`` (see :mod:`._todo_store`);
+* **Storage:** ``<runtime dir>/todos/<session id>.json`` (see :mod:`~qwen_tools.tools.todo_write.store`);
   :func:`read_todos` reads it back. During an active plan (some stored item not completed),
   an item sent without ``blockedBy`` keeps the dependencies stored for its id (those still in
   the list), unless that would create a cycle. A plan id (a UUID) is kept while the plan goes

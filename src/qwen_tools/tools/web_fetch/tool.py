@@ -16,7 +16,7 @@ Differences from the reference:
 
 * **SSRF guard**: private, loopback, link-local and other non-public addresses are refused
   unless ``tools.webFetch.allowPrivateAddresses`` allows them (0.24.4 fetches them); see
-  :mod:`._web_http` for how the checked address is the one connected to.
+  :mod:`~qwen_tools.tools.web_fetch.http` for how the checked address is the one connected to.
 * **No model** (``config.content_generator`` is ``None``): the converted content is returned
   as is, cut to the output budget, after a note saying it was not processed.
 * A body over 10 MB is cut there (with a note) instead of failing; pre-approved documentation
