@@ -316,3 +316,12 @@ def test_list_after_add_and_remove(machine: Machine) -> None:
     assert json.loads(call.stdout)["responseText"] == "Echo: hi"
     machine.ok("mcp", "remove", "-s", "project", "demo")
     assert machine.ok("mcp", "list") == "No MCP servers configured.\n"
+
+
+def test_a_settings_path_the_os_refuses_is_reported(machine: Machine) -> None:
+    machine.project_file.mkdir(parents=True)  # a directory where the file should be
+    for args in (("add", "-s", "project", "demo", "cmd"), ("remove", "-s", "project", "demo")):
+        done = machine.run("mcp", *args)
+        assert done.returncode == 3 and done.stdout == ""
+        assert f"qwen-tools: cannot update {machine.project_file}: " in done.stderr
+    assert machine.project_file.is_dir()

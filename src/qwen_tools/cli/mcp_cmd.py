@@ -241,6 +241,17 @@ def _settings_path(scope: str, cwd: str | None) -> Path:
     return root / ".qwen" / "settings.json"
 
 
+def _update_failed(path: Path, exc: Exception) -> int:
+    """Say why the settings file was not updated (a bad file, or the OS refused); the exit code."""
+    from qwen_tools.cli.exit_codes import EXIT_CONFIG
+
+    if isinstance(exc, OSError):
+        print(f"qwen-tools: cannot update {path}: {exc.strerror or exc}", file=sys.stderr)
+    else:
+        print(f"qwen-tools: {exc}", file=sys.stderr)
+    return EXIT_CONFIG
+
+
 def _read(path: Path) -> str:
     """The file's text ("" when it does not exist); raises ``SettingsError`` if not UTF-8."""
     from qwen_tools.config.settings import SettingsError
@@ -259,7 +270,7 @@ def _js_truthy(value: Any) -> bool:
 
 
 def _run_add(args: argparse.Namespace) -> int:
-    from qwen_tools.cli.exit_codes import EXIT_CONFIG, EXIT_OK, EXIT_USAGE
+    from qwen_tools.cli.exit_codes import EXIT_OK, EXIT_USAGE
     from qwen_tools.config.settings import SettingsError
     from qwen_tools.config.settings_edit import (
         SettingsEditError,
@@ -286,12 +297,8 @@ def _run_add(args: argparse.Namespace) -> int:
         existing = read_section(text, "mcpServers", path=path)
         updated = set_entry(text, "mcpServers", name, entry, path=path)
         write_settings_text(path, updated)
-    except (SettingsError, SettingsEditError) as exc:
-        print(f"qwen-tools: {exc}", file=sys.stderr)
-        return EXIT_CONFIG
-    except OSError as exc:
-        print(f"qwen-tools: cannot update {path}: {exc.strerror or exc}", file=sys.stderr)
-        return EXIT_CONFIG
+    except (SettingsError, SettingsEditError, OSError) as exc:
+        return _update_failed(path, exc)
     if isinstance(existing, dict) and _js_truthy(existing.get(name)):
         print(f'MCP server "{name}" is already configured within {opts.scope} settings.')
         print(f'MCP server "{name}" updated in {opts.scope} settings.')
@@ -304,7 +311,7 @@ def _run_add(args: argparse.Namespace) -> int:
 
 
 def _run_remove(args: argparse.Namespace) -> int:
-    from qwen_tools.cli.exit_codes import EXIT_CONFIG, EXIT_OK
+    from qwen_tools.cli.exit_codes import EXIT_OK
     from qwen_tools.config.settings import SettingsError
     from qwen_tools.config.settings_edit import (
         SettingsEditError,
@@ -318,12 +325,8 @@ def _run_remove(args: argparse.Namespace) -> int:
         updated, removed = remove_entry(text, "mcpServers", args.name, path=path)
         if removed:
             write_settings_text(path, updated)
-    except (SettingsError, SettingsEditError) as exc:
-        print(f"qwen-tools: {exc}", file=sys.stderr)
-        return EXIT_CONFIG
-    except OSError as exc:
-        print(f"qwen-tools: cannot update {path}: {exc.strerror or exc}", file=sys.stderr)
-        return EXIT_CONFIG
+    except (SettingsError, SettingsEditError, OSError) as exc:
+        return _update_failed(path, exc)
     if removed:
         import contextlib
 
