@@ -13,9 +13,9 @@ edits), so later calls they cover are not asked about again.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Self
 
 from qwen_tools.contract.abort import AbortSignal
 from qwen_tools.contract.kinds import CONCURRENCY_SAFE_KINDS
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Answer",
     "ApprovalRequest",
+    "BridgedTools",
     "QwenBridge",
     "SessionSource",
     "ToolOutcome",
@@ -319,6 +320,39 @@ class QwenBridge:
         if asked:
             return asked[0]
         return ToolOutcome.of(completed)
+
+
+class BridgedTools:
+    """What the adapters' tool sets share: a bridge (opened and closed by ``async with``) and the
+    tools they offer (all the session's, or those ``include`` names)."""
+
+    def __init__(
+        self,
+        source: SessionSource,
+        *,
+        include: Sequence[str] | None = None,
+        **session_options: Any,
+    ) -> None:
+        self._bridge = QwenBridge(source, **session_options)
+        self._include = set(include) if include is not None else None
+
+    @property
+    def bridge(self) -> QwenBridge:
+        """The session and the calls run in it."""
+        return self._bridge
+
+    async def __aenter__(self) -> Self:
+        await self._bridge.open()
+        return self
+
+    async def __aexit__(self, *args: Any) -> bool | None:
+        await self._bridge.close()
+        return None
+
+    def offered(self, *, strict: bool = False) -> list[ToolSpec]:
+        """The tools offered (the session must be open); ``strict`` as :meth:`QwenBridge.specs`."""
+        specs = self._bridge.specs(strict=strict)
+        return [spec for spec in specs if self._include is None or spec.name in self._include]
 
 
 def _asking(asked: list[ApprovalRequest], answer: Answer | None) -> Callable[..., Any]:

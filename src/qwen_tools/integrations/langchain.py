@@ -46,6 +46,7 @@ from qwen_tools.contract.parts import InlineDataPart
 from qwen_tools.integrations.bridge import (
     Answer,
     ApprovalRequest,
+    BridgedTools,
     QwenBridge,
     SessionSource,
     ToolOutcome,
@@ -114,7 +115,7 @@ class QwenTool(BaseTool):
         raise NotImplementedError(f"{self.name} is async: use ainvoke (or an async graph)")
 
 
-class QwenTools:
+class QwenTools(BridgedTools):
     """A session's tools for LangChain and LangGraph."""
 
     def __init__(
@@ -126,32 +127,15 @@ class QwenTools:
     ) -> None:
         """``source``: an open session, or a directory to open one on with ``session_options``
         when entered; ``include``: only these tools."""
-        self._bridge = QwenBridge(source, **session_options)
-        self._include = set(include) if include is not None else None
+        super().__init__(source, include=include, **session_options)
         self._finished: OrderedDict[tuple[str, str], asyncio.Future[Any]] = OrderedDict()
         self._tools: list[QwenTool] | None = None
-
-    @property
-    def bridge(self) -> QwenBridge:
-        """The session and the calls run in it."""
-        return self._bridge
-
-    async def __aenter__(self) -> QwenTools:
-        await self._bridge.open()
-        return self
-
-    async def __aexit__(self, *args: Any) -> None:
-        await self._bridge.close()
 
     @property
     def tools(self) -> list[QwenTool]:
         """The tools (the session must be open)."""
         if self._tools is None:
-            self._tools = [
-                self._tool(spec)
-                for spec in self._bridge.specs()
-                if self._include is None or spec.name in self._include
-            ]
+            self._tools = [self._tool(spec) for spec in self.offered()]
         return self._tools
 
     def _tool(self, spec: ToolSpec) -> QwenTool:

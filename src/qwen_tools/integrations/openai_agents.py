@@ -48,7 +48,7 @@ from qwen_tools.contract.parts import InlineDataPart
 from qwen_tools.integrations.bridge import (
     Answer,
     ApprovalRequest,
-    QwenBridge,
+    BridgedTools,
     SessionSource,
     ToolOutcome,
     ToolSpec,
@@ -61,7 +61,7 @@ _PROBE = "qwen-tools-sticky-probe"
 """A call id no call has: the SDK approves it only when the whole tool was approved "always"."""
 
 
-class QwenTools:
+class QwenTools(BridgedTools):
     """A session's tools for the Agents SDK, and the prompts of the calls it interrupted."""
 
     def __init__(
@@ -77,35 +77,20 @@ class QwenTools:
         when entered; ``strict``: strict schemas where they exist; ``include``: only these;
         ``on_output``: receives ``(tool, call_id, text)`` for a running call's live output (the
         SDK has no hook of its own for it)."""
-        self._bridge = QwenBridge(source, **session_options)
+        super().__init__(source, include=include, **session_options)
         self._on_output = on_output
         self._strict = strict
-        self._include = set(include) if include is not None else None
         self._asked: dict[str, ApprovalRequest] = {}
         self._tools: list[FunctionTool] | None = None
-
-    @property
-    def bridge(self) -> QwenBridge:
-        """The session and the calls run in it."""
-        return self._bridge
-
-    async def __aenter__(self) -> QwenTools:
-        await self._bridge.open()
-        return self
-
-    async def __aexit__(self, *args: Any) -> None:
-        await self._bridge.close()
 
     @property
     def tools(self) -> list[FunctionTool]:
         """The tools, for ``Agent(tools=...)`` (the session must be open)."""
         if self._tools is None:
             relaxed = {spec.name: spec for spec in self._bridge.specs()}
-            strict = self._bridge.specs(strict=True) if self._strict else list(relaxed.values())
             self._tools = [
                 self._function_tool(spec, relaxed[spec.name].parameters)
-                for spec in strict
-                if self._include is None or spec.name in self._include
+                for spec in self.offered(strict=self._strict)
             ]
         return self._tools
 

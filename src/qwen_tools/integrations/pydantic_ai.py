@@ -61,7 +61,7 @@ from qwen_tools.contract.parts import InlineDataPart
 from qwen_tools.integrations.bridge import (
     Answer,
     ApprovalRequest,
-    QwenBridge,
+    BridgedTools,
     SessionSource,
     ToolOutcome,
     refusal_text,
@@ -80,7 +80,7 @@ class QwenToolOutput(CustomEvent):
     output: str
 
 
-class QwenToolset(AbstractToolset[Any]):
+class QwenToolset(BridgedTools, AbstractToolset[Any]):
     """The tools of a :class:`~qwen_tools.Session` as a pydantic-ai toolset."""
 
     def __init__(
@@ -94,34 +94,18 @@ class QwenToolset(AbstractToolset[Any]):
         """``source``: an open session, or a directory to open one on with ``session_options``
         (``approval_mode``, ``tools``, ``mcp`` ...) when the agent enters the toolset;
         ``include``: offer only these tools."""
-        self._bridge = QwenBridge(source, **session_options)
+        super().__init__(source, include=include, **session_options)
         self._id = id
-        self._include = set(include) if include is not None else None
 
     @property
     def id(self) -> str | None:
         """The toolset's id (pydantic-ai needs one for durable execution)."""
         return self._id
 
-    @property
-    def bridge(self) -> QwenBridge:
-        """The session and the calls run in it."""
-        return self._bridge
-
-    async def __aenter__(self) -> QwenToolset:
-        await self._bridge.open()
-        return self
-
-    async def __aexit__(self, *args: Any) -> bool | None:
-        await self._bridge.close()
-        return None
-
     async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
         """Our declarations (OpenAI function format) as pydantic-ai tool definitions."""
         tools: dict[str, ToolsetTool[Any]] = {}
-        for spec in self._bridge.specs():
-            if self._include is not None and spec.name not in self._include:
-                continue
+        for spec in self.offered():
             definition = ToolDefinition(
                 name=spec.name,
                 description=spec.description,
