@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import uuid
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from qwen_tools.config.tool_settings import ApprovalMode
@@ -101,12 +101,6 @@ class SessionPool:
             counts[index] += 1
         return sorted(range(len(self._workers)), key=lambda index: counts[index])
 
-    def _opening(self, approval_mode: ApprovalMode | str | None) -> tuple[str | None, str]:
-        if self._closed:
-            raise PoolError("the pool is shut down")
-        mode = approval_mode.value if isinstance(approval_mode, ApprovalMode) else approval_mode
-        return mode, uuid.uuid4().hex
-
     def _lose_worker(self, index: int, error: BaseException) -> None:
         reason = f"its worker died ({type(error).__name__}: {str(error).splitlines()[0]})"
         for sid, placed in list(self._placement.items()):
@@ -170,20 +164,12 @@ class SessionPool:
         """Open a session from ``template`` on the least loaded worker; its id.
 
         A worker that is dead or restarting is skipped for the next one."""
-        mode, sid = self._opening(approval_mode)
-        for index in self._by_load():
-            self._placement[sid] = index
-            ref = self._workers[index].open.remote(self._template(template), mode, sid)
-            try:
-                await self._await(sid, ref)
-                return sid
-            except SessionLost as exc:
-                self._lost.pop(sid, None)
-                error: SessionLost = exc
-            except BaseException:
-                self._placement.pop(sid, None)
-                raise
-        raise PoolError(f"no worker could open a session: {error.reason}")
+        opening = _Opening(self, template, approval_mode)
+        for ref in opening.tries():
+            with opening.trying():
+                await self._await(opening.sid, ref)
+                return opening.sid
+        raise opening.failed()
 
     async def call_async(
         self,
@@ -238,20 +224,12 @@ class SessionPool:
 
     def open(self, template: Template, *, approval_mode: ApprovalMode | str | None = None) -> str:
         """Blocking :meth:`open_async`."""
-        mode, sid = self._opening(approval_mode)
-        for index in self._by_load():
-            self._placement[sid] = index
-            ref = self._workers[index].open.remote(self._template(template), mode, sid)
-            try:
-                self._get(sid, ref)
-                return sid
-            except SessionLost as exc:
-                self._lost.pop(sid, None)
-                error: SessionLost = exc
-            except BaseException:
-                self._placement.pop(sid, None)
-                raise
-        raise PoolError(f"no worker could open a session: {error.reason}")
+        opening = _Opening(self, template, approval_mode)
+        for ref in opening.tries():
+            with opening.trying():
+                self._get(opening.sid, ref)
+                return opening.sid
+        raise opening.failed()
 
     def call(
         self,
@@ -307,6 +285,49 @@ class SessionPool:
 
     def __exit__(self, *exc: object) -> None:
         self.shutdown()
+
+
+class _Opening:
+    """One open: the workers tried in turn (least loaded first) until one opens the session.
+
+    A worker that is dead or restarting (``SessionLost``) is skipped for the next one; any
+    other failure ends the open."""
+
+    def __init__(
+        self, pool: SessionPool, template: Template, approval_mode: ApprovalMode | str | None
+    ) -> None:
+        if pool._closed:
+            raise PoolError("the pool is shut down")
+        mode = approval_mode.value if isinstance(approval_mode, ApprovalMode) else approval_mode
+        self.pool, self.template, self.mode = pool, template, mode
+        self.sid = uuid.uuid4().hex
+        self.error: SessionLost | None = None
+
+    def tries(self) -> Iterator[Any]:
+        """Each worker's ``open`` call in turn (the session placed on it meanwhile)."""
+        pool = self.pool
+        for index in pool._by_load():
+            pool._placement[self.sid] = index
+            yield pool._workers[index].open.remote(
+                pool._template(self.template), self.mode, self.sid
+            )
+
+    @contextlib.contextmanager
+    def trying(self) -> Iterator[None]:
+        """Around the wait for one try: a lost worker is noted and skipped, anything else raised."""
+        try:
+            yield
+        except SessionLost as exc:
+            self.pool._lost.pop(self.sid, None)
+            self.error = exc
+        except BaseException:
+            self.pool._placement.pop(self.sid, None)
+            raise
+
+    def failed(self) -> PoolError:
+        """The error when no worker could open the session."""
+        reason = self.error.reason if self.error is not None else "no workers"
+        return PoolError(f"no worker could open a session: {reason}")
 
 
 def _submitter(worker: Any) -> Any:
