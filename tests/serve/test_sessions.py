@@ -163,6 +163,10 @@ async def test_an_idle_session_is_closed(ws: Path, env: dict[str, str], tmp_path
     pid_file = ws / "pid"
     try:
         await anyio.to_thread.run_sync(_raw_session_starting_a_sleep, server.url, pid_file)
+        # the call answers once the background shell has started, maybe before its first line
+        with anyio.fail_after(30):
+            while not pid_file.exists() or not pid_file.read_text().strip():
+                await anyio.sleep(0.05)
         pid = int(pid_file.read_text())
         # the client sends nothing more (and holds no stream): the server closes its session
         assert await anyio.to_thread.run_sync(wait_group_gone, pid, 30)
