@@ -5,9 +5,9 @@ The public API is re-exported here and imported lazily, so ``import qwen_tools``
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from qwen_tools._lazy import lazy_exports
 from qwen_tools._version import __version__
 
 if TYPE_CHECKING:  # the static view of the lazy exports below
@@ -287,13 +287,7 @@ _EXPORTS: dict[str, str] = {
 __all__ = ["__version__", *_EXPORTS]  # every lazy export of the table above, and the version
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'qwen_tools' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _EXPORTS)
 
 
 def __dir__() -> list[str]:

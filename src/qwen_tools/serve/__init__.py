@@ -18,26 +18,21 @@ use. The ``serve`` command itself is :mod:`qwen_tools.cli.serve_cmd`.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from qwen_tools._lazy import lazy_exports
 
 if TYPE_CHECKING:  # the static view of the lazy exports below
     from qwen_tools.serve.server import ToolServer as ToolServer
     from qwen_tools.serve.transports import serve_http as serve_http, serve_stdio as serve_stdio
 
 _EXPORTS = {
-    "ToolServer": "qwen_tools.serve.server",
-    "serve_http": "qwen_tools.serve.transports",
-    "serve_stdio": "qwen_tools.serve.transports",
+    "ToolServer": "server",
+    "serve_http": "transports",
+    "serve_stdio": "transports",
 }
 __all__ = ["ToolServer", "serve_http", "serve_stdio"]
 
 
-def __getattr__(name: str) -> Any:
-    # imported on first use: the MCP SDK loads only when something is served
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+# imported on first use: the MCP SDK loads only when something is served
+__getattr__ = lazy_exports(__name__, _EXPORTS)

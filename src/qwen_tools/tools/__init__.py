@@ -35,6 +35,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from qwen_tools._lazy import lazy_exports
 from qwen_tools.config.config import Config
 from qwen_tools.config.lsp_settings import lsp_enabled
 from qwen_tools.config.web_settings import resolve_web_search
@@ -178,13 +179,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _EXPORTS)
 
 
 def __dir__() -> list[str]:
