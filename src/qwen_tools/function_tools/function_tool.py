@@ -15,7 +15,7 @@ import inspect
 import json
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal, cast, get_type_hints
+from typing import TYPE_CHECKING, Any, Literal, cast, get_type_hints, overload
 
 from qwen_tools.contract.abort import AbortSignal
 from qwen_tools.contract.confirmation import InfoConfirmationDetails, ToolCallConfirmationDetails
@@ -233,8 +233,14 @@ def _discard(_output: Any) -> None:
     """Live output nobody listens to."""
 
 
+@overload
+def tool(fn: ToolFunction, /) -> FunctionTool: ...
+
+
+@overload
 def tool(
-    fn: ToolFunction | None = None,
+    fn: None = None,
+    /,
     *,
     name: str | None = None,
     display_name: str | None = None,
@@ -243,7 +249,21 @@ def tool(
     requires_confirmation: bool = False,
     timeout: float | None = None,
     abandon_on_cancel: bool = False,
-) -> Any:
+) -> Callable[[ToolFunction], FunctionTool]: ...
+
+
+def tool(
+    fn: ToolFunction | None = None,
+    /,
+    *,
+    name: str | None = None,
+    display_name: str | None = None,
+    description: str | None = None,
+    kind: Kind = Kind.OTHER,
+    requires_confirmation: bool = False,
+    timeout: float | None = None,
+    abandon_on_cancel: bool = False,
+) -> FunctionTool | Callable[[ToolFunction], FunctionTool]:
     """Make a tool from a function: params from its signature, descriptions from its docstring.
 
     The function may be sync or async and may accept ``signal``, ``update_output`` and a

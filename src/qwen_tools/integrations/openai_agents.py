@@ -36,7 +36,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 try:
-    from agents import FunctionTool, RunContextWrapper, ToolOutputImage, ToolOutputText
+    from agents import FunctionTool, RunContextWrapper, Tool, ToolOutputImage, ToolOutputText
     from agents.items import ToolApprovalItem
     from agents.tool_context import ToolContext
 except ImportError as exc:  # the extra is not installed
@@ -81,10 +81,10 @@ class QwenTools(BridgedTools):
         self._on_output = on_output
         self._strict = strict
         self._asked: dict[str, ApprovalRequest] = {}
-        self._tools: list[FunctionTool] | None = None
+        self._tools: list[Tool] | None = None
 
     @property
-    def tools(self) -> list[FunctionTool]:
+    def tools(self) -> list[Tool]:
         """The tools, for ``Agent(tools=...)`` (the session must be open)."""
         if self._tools is None:
             relaxed = {spec.name: spec for spec in self._bridge.specs()}
@@ -148,7 +148,7 @@ class QwenTools(BridgedTools):
         )
 
 
-def function_tools(source: Session, **options: Any) -> list[FunctionTool]:
+def function_tools(source: Session, **options: Any) -> list[Tool]:
     """The tools of an open :class:`~qwen_tools.Session` (see :class:`QwenTools` for options)."""
     return QwenTools(source, **options).tools
 
