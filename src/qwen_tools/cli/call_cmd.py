@@ -10,7 +10,12 @@ import sys
 from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from qwen_tools.cli.context import CliConfigError, open_session, report_config_error
+from qwen_tools.cli.context import (
+    CliConfigError,
+    open_session,
+    person_at_terminal,
+    report_config_error,
+)
 from qwen_tools.cli.exit_codes import (
     EXIT_CONFIG,
     EXIT_OK,
@@ -238,7 +243,7 @@ def run_call(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             parser.error("-y/--yolo and --approval-mode cannot be used together")
         args.approval_mode = "yolo"
     stdin_is_data = args.batch == "-" or args.args == "-"
-    interactive = sys.stdin.isatty() and sys.stderr.isatty() and not stdin_is_data
+    interactive = person_at_terminal() and not stdin_is_data
     try:
         session = open_session(
             args, interactive=interactive, mcp="on_demand", name=getattr(args, "session", None)

@@ -55,6 +55,12 @@ def load_config(args: argparse.Namespace) -> Config:
     return config
 
 
+def person_at_terminal() -> bool:
+    """Whether a person can answer prompts (stdin and stderr are terminals): ``call`` then
+    accepts the plan-mode tools, and ``tools`` and ``schema`` list them."""
+    return sys.stdin.isatty() and sys.stderr.isatty()
+
+
 def open_session(
     args: argparse.Namespace,
     *,

@@ -7,7 +7,12 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from qwen_tools.cli.context import CliConfigError, open_session, report_config_error
+from qwen_tools.cli.context import (
+    CliConfigError,
+    open_session,
+    person_at_terminal,
+    report_config_error,
+)
 from qwen_tools.cli.exit_codes import EXIT_CONFIG, EXIT_OK
 
 if TYPE_CHECKING:
@@ -60,7 +65,7 @@ def run_tools(args: argparse.Namespace) -> int:
     As ``call`` does, a session without a terminal leaves out the plan-mode tools.
     """
     try:
-        session = open_session(args, interactive=sys.stdin.isatty() and sys.stderr.isatty())
+        session = open_session(args, interactive=person_at_terminal())
     except CliConfigError as exc:
         report_config_error(exc)
         return EXIT_CONFIG
@@ -86,9 +91,10 @@ def run_tools(args: argparse.Namespace) -> int:
 
 
 def run_schema(args: argparse.Namespace) -> int:
-    """Print every declaration in the requested provider format."""
+    """Print every declaration in the requested provider format: the tools ``call`` accepts
+    here (without a terminal, no plan-mode tools)."""
     try:
-        session = open_session(args)
+        session = open_session(args, interactive=person_at_terminal())
     except CliConfigError as exc:
         report_config_error(exc)
         return EXIT_CONFIG
