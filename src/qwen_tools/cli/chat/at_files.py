@@ -4,6 +4,9 @@ As Qwen Code's ``@`` commands: a ``@path`` naming a readable file inside the wor
 ignored (``.gitignore``, ``.qwenignore``, as ``context.fileFiltering`` says) is sent with the
 prompt, after it, between ``--- Content from referenced files ---`` and ``--- End of content
 ---``; other ``@`` words stay plain text and the chat says why they were not attached.
+A ``@dir`` (or ``@dir/``) naming such a directory attaches its files as Qwen Code does, through
+read_many_files with ``dir/**``: its default exclusions, ignore files, line budget per file and
+workspace boundary (a symlink leading outside is skipped, never read).
 Completion lists one directory level at a time, with the same filtering.
 """
 
@@ -18,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from qwen_tools.config.config import Config
+    from qwen_tools.contract.results import ToolResult
 
 AT_WORD = re.compile(r"(?<!\S)@((?:\\ |[^\s])+)")
 MAX_FILE_BYTES = 1_000_000
@@ -73,6 +77,15 @@ def attach(config: Config, text: str) -> Attachments:
             result.notes.append((False, f"Not attached @{name}: {why}"))
             continue
         path = Path(config.target_dir) / name
+        if path.is_dir():
+            files = _directory_files(config, path)
+            if not files:
+                result.notes.append((False, f"Not attached @{name}: {_NOTHING_READ}"))
+                continue
+            contents += files
+            size = sum(len(content.encode()) for _, content in files)
+            result.notes.append((True, f"Attached @{name} ({len(files)} files, {size:,} bytes)"))
+            continue
         data = path.read_bytes()[:MAX_FILE_BYTES]
         contents.append((name, data.decode("utf-8", "replace")))
         result.notes.append((True, f"Attached @{name} ({len(data):,} bytes)"))
@@ -92,13 +105,49 @@ def _refusal(config: Config, name: str) -> str | None:
         return "outside the workspace"
     if not path.exists():
         return "no such file"
-    if path.is_dir():
-        return "a directory (name its files)"
-    if _ignored(config, path, False):
+    if _ignored(config, path, path.is_dir()):
         return "ignored"
+    if path.is_dir():
+        return None
     try:
         with path.open("rb"):
             pass
     except OSError as error:
         return error.strerror or "unreadable"
     return None
+
+
+_NOTHING_READ = "no file in it can be sent (all excluded, ignored or outside the workspace)"
+_FILE_PART = re.compile(r"--- (.*?) ---\n\n(.*)\n\n", re.DOTALL)
+
+
+def _directory_files(config: Config, directory: Path) -> list[tuple[str, str]]:
+    """``(name relative to the target dir, content)`` of the files read_many_files reads
+    under ``directory`` (the text parts; media is only read when named)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import anyio
+
+    from qwen_tools.contract.abort import AbortSignal
+    from qwen_tools.tools.common.glob_patterns import escape_glob
+    from qwen_tools.tools.read_many_files.tool import ReadManyFilesTool
+
+    pattern = escape_glob(str(directory.resolve()).replace(os.sep, "/")) + "/**"
+    invocation = ReadManyFilesTool(config).build({"paths": [pattern]})
+
+    # attach() runs on the chat's event loop thread, before the turn: the tool's own loop
+    # runs in a worker thread so the reading stays the tool's, unchanged.
+    async def read() -> ToolResult:
+        return await invocation.execute(AbortSignal())
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        result = pool.submit(anyio.run, read).result()
+    parts = result.llm_content if isinstance(result.llm_content, list) else []
+    root = os.path.realpath(config.target_dir)
+    files: list[tuple[str, str]] = []
+    for part in parts:
+        found = _FILE_PART.fullmatch(part) if isinstance(part, str) else None
+        if found is not None:
+            name = os.path.relpath(found[1], root).replace(os.sep, "/")
+            files.append((name, found[2]))
+    return files
