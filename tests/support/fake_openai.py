@@ -1,9 +1,10 @@
 """A scripted OpenAI-compatible chat-completions server on 127.0.0.1, over real HTTP (a test peer).
 
 Each POST to ``/v1/chat/completions`` is answered with the next :class:`Reply` of the script
-(or by a callable that sees the request body). A reply is a message (text, tool calls,
-reasoning) sent as server-sent events when the request asks for ``stream: true`` and as one
-``chat.completion`` object otherwise, or an HTTP error with headers (``Retry-After``...), or
+(or by a callable that sees the request body); ``GET /v1/models`` lists ``models``. A reply is
+a message (text, tool calls, reasoning) sent as server-sent events when the request asks for
+``stream: true`` and as one ``chat.completion`` object otherwise, or an HTTP error with headers
+(``Retry-After``...), or
 a dropped connection. A streamed reply can stop half-way until a :class:`threading.Event` is
 set (to test cancellation). Every request body is recorded in :attr:`FakeOpenAI.requests`.
 Ideas taken from the qwen-diff harness's ``fake_openai_server.py``.
@@ -68,9 +69,12 @@ class FakeOpenAI:
         *,
         model: str = "fake-model",
         default: Reply | None = None,
+        models: list[str] | None = None,
     ) -> None:
+        """``models``: what ``GET /v1/models`` lists (``None``: it answers 404)."""
         self.script = script if script is not None else []
         self.model = model
+        self.models = models
         self.default = default or Reply(content="Done.")
         self.requests: list[dict[str, Any]] = []
         self.raw_requests: list[bytes] = []
@@ -203,6 +207,14 @@ class FakeOpenAI:
                     self.send_header(key, value)
                 self.end_headers()
                 self.wfile.write(data)
+
+            def do_GET(self) -> None:
+                if self.path.rstrip("/").endswith("/models") and owner.models is not None:
+                    listed = [{"id": name, "object": "model"} for name in owner.models]
+                    data = json.dumps({"object": "list", "data": listed}).encode()
+                    self._send(200, data, {})
+                    return
+                self._send(404, b'{"error": {"message": "Not Found"}}', {})
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)

@@ -218,6 +218,32 @@ class ChatClient:
         completion.latency_ms = (time.monotonic() - started) * 1000
         return completion
 
+    async def list_models(self, *, timeout_s: float = 15.0) -> list[str]:
+        """The model ids the endpoint offers (``GET <base URL>/models``), sorted; one attempt.
+
+        Raises :class:`ModelError` (its text is one line: the status and message, or why the
+        endpoint could not be reached, or that the answer had no ``data`` list).
+        """
+        import httpx
+
+        url = self.config.base_url.rstrip("/") + "/models"
+        try:
+            response = await self._client().get(url, timeout=timeout_s)
+        except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
+            raise _bad_url(url, exc) from None
+        except httpx.TimeoutException:
+            raise ModelConnectionError(f"No answer from {url} within {timeout_s:.0f}s.") from None
+        except httpx.TransportError as exc:
+            raise ModelConnectionError(f"Connection error ({type(exc).__name__}).") from exc
+        if response.status_code >= 400:
+            raise _http_error(response.status_code, response.content, response.headers)
+        data = _maybe_json(response.content.decode("utf-8", "replace"))
+        items = data.get("data") if isinstance(data, dict) else None
+        if not isinstance(items, list):
+            raise ModelResponseError(f"{url} did not answer with a list of models.")
+        ids = {str(item["id"]) for item in items if isinstance(item, dict) and item.get("id")}
+        return sorted(ids)
+
     # -- ContentGenerator -------------------------------------------------------------------
 
     async def generate_text(

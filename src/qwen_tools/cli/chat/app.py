@@ -55,6 +55,7 @@ class ChatApp:
         self.terminal = TurnTerminal()
         self.view.on_pause = self.terminal.restore
         self.view.on_resume = self.terminal.quiet
+        self.view.typed = self.terminal.peek_typed
         self._agent: AgentSession | None = None
         self.started = time.monotonic()
         self.turns = 0
@@ -109,6 +110,25 @@ class ChatApp:
             f"Resumed chat {chat.chat_id} ({len(chat.messages)} messages): {chat.title}",
             highlight=False,
         )
+
+    def switch_model(self, name: str) -> None:
+        """Talk to ``name`` (same endpoint and key) from the next request on."""
+        from qwen_tools.cli.chat.model_menu import use_model
+
+        if name == self.model.model:
+            self.console.print(f"Already using {name}.", highlight=False)
+            return
+        self.model = use_model(self.model.with_model(name), self._agent, self._loop)
+        self.console.print(f"Switched the model to [bold]{name}[/].", highlight=False)
+
+    async def choose_model(self) -> None:
+        """``/model``: the menu of models; the one picked is used from the next request on."""
+        from qwen_tools.cli.chat.model_menu import offered_models, pick_model
+
+        choices = await offered_models(self, self._agent)
+        chosen = await pick_model(choices, self.model.model)
+        if chosen is not None:
+            self.switch_model(chosen)
 
     def _on_event(self, event: AgentEvent) -> None:
         from qwen_tools.agent.events import TurnFinished
@@ -192,6 +212,9 @@ class ChatApp:
                 continue
             if line.strip().lower() == "/compress":
                 await self.compress()
+                continue
+            if line.strip().lower() == "/model":
+                await self.choose_model()
                 continue
             if _is_command(line):
                 if run_command(self, line):

@@ -105,7 +105,12 @@ COMMANDS: tuple[Command, ...] = (
         "show or set the approval mode: plan, default, auto-edit, yolo (also /mode)",
         _mode,
     ),
-    Command(("model",), "/model", "the model in use", session.model),
+    Command(
+        ("model",),
+        "/model [NAME]",
+        "choose the model (a menu of the endpoint's and the configured ones); switch to NAME",
+        session.model,
+    ),
     Command(("stats",), "/stats", "tokens, requests, tool calls and time per tool", session.stats),
     Command(
         ("memory",),

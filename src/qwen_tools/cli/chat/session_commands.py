@@ -1,7 +1,8 @@
 """Slash commands about the session: ``/stats``, ``/model``, ``/memory``, ``/mcp``, ``/copy``,
 ``/resume``, and the summary printed when the chat ends.
 
-They read what the chat app keeps (:class:`SessionHost`): the agent session's stats, the model,
+``/model NAME`` switches the model (the menu of ``/model`` is :mod:`.model_menu`). They read
+what the chat app keeps (:class:`SessionHost`): the agent session's stats, the model,
 the context files, the MCP manager of the workspace session and the last answer.
 """
 
@@ -44,6 +45,9 @@ class SessionHost(Protocol):
     def resume(self, wanted: str) -> None:
         """Continue a saved chat."""
 
+    def switch_model(self, name: str) -> None:
+        """Use the model ``name`` from the next request on."""
+
 
 def _tokens(host: SessionHost) -> tuple[int, int, int]:
     agent = host.agent
@@ -79,6 +83,14 @@ def stats(host: SessionHost, _arg: str) -> bool:
         f"requests {0 if agent is None else sum(m.requests for m in agent.stats.models.values())}",
         highlight=False,
     )
+    models = {} if agent is None else agent.stats.models
+    if len(models) > 1:  # the model was switched: each one's share
+        for name, used in models.items():
+            host.console.print(
+                f"  {name}: input {used.prompt:,}  output {used.candidates:,}  "
+                f"cached {used.cached:,}  requests {used.requests}",
+                highlight=False,
+            )
     tools = {} if agent is None else agent.stats.tools
     if not tools:
         host.console.print("[dim]No tool calls yet.[/]")
@@ -94,12 +106,14 @@ def stats(host: SessionHost, _arg: str) -> bool:
     return False
 
 
-def model(host: SessionHost, _arg: str) -> bool:
-    """The model in use and where it is served (changing it needs a new session)."""
+def model(host: SessionHost, arg: str) -> bool:
+    """``/model NAME``: switch to it; without a name (the app opens the menu instead) the model
+    in use and where it is served."""
+    if arg:
+        host.switch_model(arg)
+        return False
     host.console.print(
-        f"Model: [bold]{host.model.model}[/]  [dim]{host.model.base_url}[/]\n"
-        "[dim]Start chat with -m NAME (or set OPENAI_MODEL) to use another model.[/]",
-        highlight=False,
+        f"Model: [bold]{host.model.model}[/]  [dim]{host.model.base_url}[/]", highlight=False
     )
     return False
 
