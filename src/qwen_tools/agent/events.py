@@ -3,6 +3,7 @@
 Events arrive in this order for each model turn::
 
     TurnStarted
+      HistoryCompressed                      (the history was compressed before the request)
       TextDelta / ThinkingDelta ...          (streaming only, as the answer arrives)
       Retrying ...                           (a failed or truncated attempt is retried)
     ModelTurn                                (the complete answer: text, tool calls, usage)
@@ -23,6 +24,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, TypeAlias
 
 if TYPE_CHECKING:
+    from qwen_tools.agent.compression import Compression
     from qwen_tools.contract.confirmation import ToolCallConfirmationDetails
     from qwen_tools.contract.display import ToolResultDisplay
     from qwen_tools.execution.call_types import CompletedToolCall, ToolCallRequest
@@ -32,6 +34,7 @@ __all__ = [
     "AgentEvent",
     "EventHandler",
     "Finished",
+    "HistoryCompressed",
     "ModelTurn",
     "Retrying",
     "StopReason",
@@ -150,6 +153,13 @@ class ToolCallFinished:
 
 
 @dataclass(frozen=True, slots=True)
+class HistoryCompressed:
+    """The conversation neared the context window and was compressed, or that failed."""
+
+    compression: Compression
+
+
+@dataclass(frozen=True, slots=True)
 class TurnFinished:
     """The turn's answer and tool results are in the history."""
 
@@ -182,6 +192,7 @@ AgentEvent: TypeAlias = (
     | ToolCallOutput
     | ToolCallFinished
     | TurnFinished
+    | HistoryCompressed
     | Finished
 )
 EventHandler = Callable[[AgentEvent], None]

@@ -12,6 +12,10 @@
   cap warning is appended to the subagent's report, as in 0.24.4.
 * :func:`subagent_start` — SubagentStart as a subagent starts: its ``additionalContext`` is
   added to the subagent's task after a blank line.
+* :func:`pre_compact`, :func:`post_compact` — PreCompact before the conversation is compressed
+  (``trigger`` ``auto`` or ``manual``, matched on it; ``custom_instructions``): only its
+  ``additionalContext`` counts (it joins the summary request's instructions; a block or a failure
+  changes nothing, as in 0.24.4); PostCompact after, with the summary (``compact_summary``).
 
 Nothing here runs (or imports the hook runner) when the session has no hooks.
 """
@@ -34,6 +38,8 @@ __all__ = [
     "CONTEXT_OPEN",
     "SubagentIdentity",
     "blocked_prompt_message",
+    "post_compact",
+    "pre_compact",
     "prompt_submit",
     "stop_cap",
     "stop_cap_warning",
@@ -139,3 +145,25 @@ async def stop_check(
     if output is None or not (output.is_blocking() or output.stops()):
         return None
     return output.effective_reason()
+
+
+async def pre_compact(
+    config: Config, trigger: str, instructions: str, signal: AbortSignal | None
+) -> str | None:
+    """Fire PreCompact: the ``additionalContext`` its hooks give (``<``/``>`` escaped)."""
+    hooks = hooks_for(config)
+    if hooks is None or not hooks.has("PreCompact"):
+        return None
+    fields = {"trigger": trigger, "custom_instructions": instructions}
+    result = await hooks.fire("PreCompact", fields, target=trigger, signal=signal)
+    return result.output.additional_context() if result.output else None
+
+
+async def post_compact(
+    config: Config, trigger: str, summary: str, signal: AbortSignal | None
+) -> None:
+    """Fire PostCompact after a compression (its answer is not used)."""
+    hooks = hooks_for(config)
+    if hooks is not None and hooks.has("PostCompact"):
+        fields = {"trigger": trigger, "compact_summary": summary}
+        await hooks.fire("PostCompact", fields, target=trigger, signal=signal)

@@ -17,23 +17,26 @@ Usage::
     finished = await loop.send("Rename foo to bar in src/", signal=controller.signal)
     finished.reason, finished.text
 
-``send`` can be called again on the same loop to continue the conversation. Progress is
-reported through :mod:`.events` (``on_event`` or :meth:`AgentLoop.subscribe`), or consumed
-as an async iterator with :func:`iter_events`.
+The history is compressed before a request that nears the context window (:mod:`.compression`).
+``send`` can be called again to continue. Progress is reported through :mod:`.events`
+(``on_event``, :meth:`AgentLoop.subscribe`), or consumed with :func:`iter_events`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import datetime as _dt
+import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from qwen_tools.agent.compression import Compressor
 from qwen_tools.agent.environment import date_reminder, startup_reminder, wrap_system_reminder
 from qwen_tools.agent.events import (
     AgentEvent,
     EventHandler,
     Finished,
+    HistoryCompressed,
     ModelTurn,
     Retrying,
     StopReason,
@@ -140,6 +143,7 @@ class AgentLoop:
         self.history = History()
         self.builder = RequestBuilder(self.model, system_prompt, registry, stream=stream)
         self.scheduler = ToolScheduler(registry, config, confirm=confirm)
+        self.compression = Compressor(client, self.model, config, stats)
         self.scheduler.subscribe(self._on_tool_event)
         self._handlers: list[EventHandler] = [on_event] if on_event is not None else []
         self._environment = environment
@@ -221,6 +225,8 @@ class AgentLoop:
                     return finish(StopReason.MAX_TURNS)
                 turns += 1
                 self.emit(TurnStarted(turns))
+                if (compressed := await self.compression.auto(self.history, signal)) is not None:
+                    self.emit(HistoryCompressed(compressed))
                 completion = await self._ask(signal)
                 requests = tuple(
                     ToolCallRequest(call.name, call.args, call.id) for call in completion.tool_calls
@@ -228,6 +234,7 @@ class AgentLoop:
                 message = assistant_message(completion)
                 if message is not None:
                     self.history.append(message)
+                self.compression.record(completion.usage, len(self.history))
                 text = completion.text
                 self.emit(ModelTurn(turns, completion, requests))
                 if not requests:
@@ -258,8 +265,6 @@ class AgentLoop:
             return None
         reason = await stop_check(self.config, text, blocks > 0, self.subagent, signal)
         if reason is not None and blocks + 1 >= stop_cap():
-            import logging
-
             warning = stop_cap_warning(stop_cap(), self.subagent is not None)
             logging.getLogger("qwen_tools.hooks").warning("%s", warning)
             self.stop_warning = warning
