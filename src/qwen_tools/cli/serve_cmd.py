@@ -32,7 +32,6 @@ from typing import TYPE_CHECKING
 
 from qwen_tools.cli.context import (
     CliConfigError,
-    _include_dirs,
     open_session,
     report_config_error,
 )
@@ -97,12 +96,15 @@ def session_factory(
     workspace is them; its settings stay those of ``--cwd`` (never read from a root).
     ``base``: the server's own session's config, whose settings (read once, at start, and
     guarded by :mod:`~qwen_tools.serve.self_guard`) every client session shares instead of reading the files
-    again (a stateless request opens a session of its own).
+    again (a stateless request opens a session of its own): the sessions are opened by a
+    :class:`~qwen_tools.session.template.SessionTemplate` on it.
     """
+    if base is not None:
+        from qwen_tools.session.template import SessionTemplate
+
+        return SessionTemplate(base, mcp=mcp, exclude_tools=SESSION_ONLY_TOOLS).open
 
     def open_one(roots: Sequence[Path] | None = None) -> Session:
-        if base is not None:
-            return _on_base(base, roots)
         if not roots:
             return open_session(args, interactive=False, mcp=mcp, exclude_tools=SESSION_ONLY_TOOLS)
         from qwen_tools.config.workspace import WorkspaceContext
@@ -116,29 +118,6 @@ def session_factory(
             interactive=False,
             mcp=mcp,
             exclude_tools=SESSION_ONLY_TOOLS,
-        )
-
-    def _on_base(config: Config, roots: Sequence[Path] | None) -> Session:
-        from qwen_tools.config.config import Config
-        from qwen_tools.config.tool_settings import ApprovalMode
-        from qwen_tools.config.workspace import WorkspaceContext
-        from qwen_tools.session.session import Session
-
-        mode = getattr(args, "approval_mode", None)
-        return Session(
-            config=Config(
-                config.target_dir,
-                settings=config.settings,
-                loaded_settings=config.loaded_settings,
-                include_directories=[] if roots else _include_dirs(args),
-                approval_mode=ApprovalMode.parse(mode) if mode else None,
-                home_dir=config.home_dir,
-                interactive=False,
-                workspace=WorkspaceContext(roots[0], roots[1:]) if roots else None,
-            ),
-            mcp=mcp,
-            exclude_tools=SESSION_ONLY_TOOLS,
-            experimental_lsp=not roots and bool(getattr(args, "experimental_lsp", False)),
         )
 
     return open_one

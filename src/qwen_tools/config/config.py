@@ -71,33 +71,39 @@ class Config:
         interactive: bool = True,
         state: SessionState | None = None,
         workspace: WorkspaceContext | None = None,
+        file_service: FileDiscoveryService | None = None,
     ) -> None:
         """``interactive``: whether a person can answer confirmations (``False`` for headless
         runs and serve); ``state``: the session's mutable state (a fresh one by default, or one
         restored from a named session); ``workspace``: the directories the tools may use, when
         they are not ``target_dir`` and the included ones (a serve client's roots: the settings
-        stay those of ``target_dir``, the workspace's first directory becomes the target)."""
-        if workspace is not None:
-            target_dir = workspace.target_dir
-        self.target_dir = Path(os.path.realpath(os.fspath(target_dir)))
+        stay those of ``target_dir``, the workspace's first directory becomes the target;
+        ``include_directories`` are then ignored); ``file_service``: file discovery for the
+        target directory with these settings' ignore files, already made (see
+        :meth:`FileDiscoveryService.fresh`)."""
         self.settings = settings if settings is not None else ToolSettings()
+        if workspace is not None:  # its directories are realpath-resolved already
+            self.target_dir = workspace.target_dir
+            self.workspace = workspace
+        else:
+            self.target_dir = Path(os.path.realpath(os.fspath(target_dir)))
+            extra = [*self.settings.include_directories, *include_directories]
+            resolved_extra = [
+                Path(os.path.expanduser(os.fspath(d)))
+                if os.path.isabs(os.path.expanduser(os.fspath(d)))
+                else self.target_dir / os.fspath(d)
+                for d in extra
+            ]
+            self.workspace = WorkspaceContext(self.target_dir, resolved_extra)
         self.loaded_settings = loaded_settings
         self.home_dir = Path(home_dir) if home_dir is not None else qwen_home()
-        extra = [*self.settings.include_directories, *include_directories]
-        resolved_extra = [
-            Path(os.path.expanduser(os.fspath(d)))
-            if os.path.isabs(os.path.expanduser(os.fspath(d)))
-            else self.target_dir / os.fspath(d)
-            for d in extra
-        ]
-        self.workspace = (
-            workspace
-            if workspace is not None
-            else WorkspaceContext(self.target_dir, resolved_extra)
-        )
         filtering = self.settings.file_filtering
         self.services = ConfigServices(
-            FileDiscoveryService(self.target_dir, custom_ignore_files=filtering.custom_ignore_files)
+            file_service
+            if file_service is not None
+            else FileDiscoveryService(
+                self.target_dir, custom_ignore_files=filtering.custom_ignore_files
+            )
         )
         """What the session owns: file discovery, and the model an agent lends (``.model``)."""
         self.file_filtering = FileFilteringOptions(

@@ -18,6 +18,7 @@ once; call
 
 from __future__ import annotations
 
+import copy
 import logging
 import os
 from collections.abc import Iterable, Sequence
@@ -139,6 +140,16 @@ class FileDiscoveryService:
         self._custom_names = names
         self._git = _find_git_root(root)
         self.clear_cache()
+
+    def fresh(self) -> FileDiscoveryService:
+        """A service for the same root, custom names and git work tree, with nothing parsed yet.
+
+        What a new session on the same project gets without resolving the root and looking for
+        the git work tree again: its ignore files are read afresh, on first use.
+        """
+        twin = copy.copy(self)
+        twin.clear_cache()
+        return twin
 
     def clear_cache(self) -> None:
         """Forget parsed ignore files and cached decisions (re-read on next use)."""

@@ -22,6 +22,7 @@ but are never part of the writable workspace.
 
 from __future__ import annotations
 
+import copy
 import errno
 import logging
 import os
@@ -127,6 +128,13 @@ class WorkspaceContext:
     def readonly_directories(self) -> tuple[Path, ...]:
         """Directories the read tools may read but that are not part of the workspace."""
         return tuple(Path(d) for d in self._readonly_dirs)
+
+    def copy(self) -> WorkspaceContext:
+        """The same directories (nothing resolved again), to be changed independently."""
+        twin = copy.copy(self)
+        twin._dirs = list(self._dirs)
+        twin._readonly_dirs = list(self._readonly_dirs)
+        return twin
 
     def roots(self, *, readable: bool = False) -> tuple[str, ...]:
         """The realpath-resolved roots a path must lie under (read-only ones with ``readable``)."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING
 
 from qwen_tools.registry.registry import ToolRegistry
@@ -53,7 +53,7 @@ def is_tool_enabled(config: Config, name: str) -> bool:
     return whole_tool_deny(config.settings, name) is None
 
 
-def _builtin_registry(config: Config) -> ToolRegistry:
+def _builtin_registry(config: Config, exclude: Collection[str] = ()) -> ToolRegistry:
     from qwen_tools.tools import builtin_tool_factories
 
     registry = ToolRegistry()
@@ -62,7 +62,7 @@ def _builtin_registry(config: Config) -> ToolRegistry:
         settings, name, aliases, server
     )
     for factory in builtin_tool_factories(config):
-        if is_tool_enabled(config, factory.name):
+        if factory.name not in exclude and is_tool_enabled(config, factory.name):
             # declared by name: the tool's module is imported when it is first asked for
             registry.register_factory(factory)
     return registry
@@ -94,9 +94,12 @@ async def register_discovered_tools(config: Config, registry: ToolRegistry) -> l
     return problems
 
 
-async def build_registry_async(config: Config) -> ToolRegistry:
-    """A registry with every enabled built-in tool, then the discovered tools of the project."""
-    registry = _builtin_registry(config)
+async def build_registry_async(config: Config, exclude: Collection[str] = ()) -> ToolRegistry:
+    """A registry with every enabled built-in tool, then the discovered tools of the project.
+
+    The built-ins named in ``exclude`` are left out (never built).
+    """
+    registry = _builtin_registry(config, exclude)
     if config.settings.discovery_command:
         await register_discovered_tools(config, registry)
     return registry

@@ -211,8 +211,8 @@ class Session:
     async def _assemble(self) -> None:
         from qwen_tools.session.default_registry import build_registry_async
 
-        registry = await build_registry_async(self.config)
-        for excluded in self._exclude:
+        registry = await build_registry_async(self.config, self._exclude)
+        for excluded in self._exclude:  # a discovered tool of that name
             registry.unregister_tool(excluded)
         for extra in self._extra_tools:
             registry.register_tool(self._bound(extra))
