@@ -31,7 +31,7 @@ streamed and goes through the client's usual retries; a call's cut-off is judged
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -191,12 +191,13 @@ class Compressor:
     def __init__(
         self,
         client: ChatClient,
-        model: ModelConfig,
+        model: Callable[[], ModelConfig],
         config: Config,
         stats: SessionStats | None = None,
     ) -> None:
+        """``model`` gives the loop's model at the time of the request (chat can switch it)."""
         self.client = client
-        self.model = model
+        self._model = model
         self.config = config
         self.stats = stats
         self.enabled = True
@@ -221,6 +222,10 @@ class Compressor:
             total = self._prompt + self._output + estimate_tokens(added)
             return total, self._estimated or bool(added)
         return estimate_tokens(history.messages), True
+
+    @property
+    def model(self) -> ModelConfig:
+        return self._model()
 
     def threshold(self) -> float:
         return auto_threshold(self.model.context_window, threshold_setting(self.config))

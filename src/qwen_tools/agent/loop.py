@@ -143,7 +143,7 @@ class AgentLoop:
         self.history = History()
         self.builder = RequestBuilder(self.model, system_prompt, registry, stream=stream)
         self.scheduler = ToolScheduler(registry, config, confirm=confirm)
-        self.compression = Compressor(client, self.model, config, stats)
+        self.compression = Compressor(client, lambda: self.model, config, stats)
         self.scheduler.subscribe(self._on_tool_event)
         self._handlers: list[EventHandler] = [on_event] if on_event is not None else []
         self._environment = environment

@@ -252,35 +252,83 @@ def test_at_path_completes_and_attaches_files_respecting_ignores(chat: Any, ws: 
     assert "do-not-send" not in sent
 
 
+def _usage(prompt: int, completion: int = 10) -> dict[str, int]:
+    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + 1}
+
+
+SUMMARY = "<analysis>draft</analysis><state_snapshot>the user said hello-one</state_snapshot>"
+
+
+def _is_summary_request(body: dict[str, Any]) -> bool:
+    return str(body["messages"][0]["content"]).startswith("You are the component that summarizes")
+
+
 def test_compress_replaces_the_history_with_the_models_summary(chat: Any) -> None:
     script = [
-        Reply(content="First answer."),
-        Reply(content="SUMMARY: the user said hello-one."),
+        Reply(content="First answer.", usage=_usage(3000)),
+        Reply(content=SUMMARY, usage=_usage(1800, 40)),
         Reply(content="After compression."),
     ]
     with FakeOpenAI(script) as server:
         term = chat(server)
         term.prompt()
         term.send("/compress\r")
-        term.expect("Nothing to compress yet.")
+        term.expect("Nothing to compress.")
         term.prompt()
         term.send("hello-one\r")
         term.expect("First answer.")
         term.prompt()
-        term.send("/compress\r")
-        term.expect(r"Compressed 2 messages into a summary")
+        term.send("/compress keep the names\r")
+        term.expect(r"Chat history compressed from 3000 to ~2240 tokens\.")
         term.prompt()
         term.send("go on\r")
         term.expect("After compression.")
         term.prompt()
         term.send("/quit\r")
         assert term.finish() == 0
-    asked = json.dumps(server.requests[1]["messages"])
-    assert "hello-one" in asked and server.requests[1]["stream"] is False
+    asked = server.requests[1]
+    assert _is_summary_request(asked) and asked["stream"] is False and "tools" not in asked
+    assert asked["messages"][0]["content"].endswith("Additional Instructions:\nkeep the names")
+    assert "hello-one" in json.dumps(asked["messages"][1:])
     after = server.requests[2]["messages"]
-    assert "SUMMARY: the user said hello-one." in json.dumps(after)
+    assert "<state_snapshot>the user said hello-one</state_snapshot>" in json.dumps(after)
     assert user_texts(server.requests[2])[-1] == "go on"
     assert not any("First answer." in json.dumps(m) for m in after)
+
+
+def test_automatic_compression_is_shown_and_a_failure_said_once(chat: Any, ws: Path) -> None:
+    (ws / ".qwen").mkdir()
+    window = {"model": {"generationConfig": {"contextWindowSize": 4000}}}
+    (ws / ".qwen" / "settings.json").write_text(json.dumps(window))
+    answers = [Reply(content=f"Answer {n}.", usage=_usage(3600)) for n in range(1, 5)]
+    summaries = [
+        Reply(content=SUMMARY, usage=_usage(1500, 50)),
+        Reply(status=400),
+        Reply(status=400),
+    ]
+
+    def answer(body: dict[str, Any]) -> Reply:
+        return (summaries if _is_summary_request(body) else answers).pop(0)
+
+    with FakeOpenAI(answer) as server:
+        term = chat(server)
+        for n in range(1, 5):
+            term.prompt()
+            term.send(f"prompt {n}\r")
+            if n == 2:
+                term.expect(r"IMPORTANT: This conversation approached the input token limit for")
+            if n == 3:
+                term.expect(r"Could not compress chat history due to an API error\. The")
+            term.expect(f"Answer {n}.")
+        term.prompt()
+        term.send("/quit\r")
+        assert term.finish() == 0
+    assert term.text.count("Could not compress chat history") == 1  # the second failure: quiet
+    assert [_is_summary_request(r) for r in server.requests] == [
+        False, True, False, True, False, True, False,
+    ]  # fmt: skip
+    assert "prompt 1" not in json.dumps(server.requests[2]["messages"])  # compressed away
+    assert "prompt 2" in json.dumps(server.requests[-1]["messages"])  # the failures kept it
 
 
 def test_mcp_command_lists_servers_status_and_tools(chat: Any, ws: Path) -> None:

@@ -131,9 +131,14 @@ class ChatApp:
             self.switch_model(chosen)
 
     def _on_event(self, event: AgentEvent) -> None:
-        from qwen_tools.agent.events import TurnFinished
+        from qwen_tools.agent.events import HistoryCompressed, TurnFinished
 
         self.view.handle(event)
+        if isinstance(event, HistoryCompressed):
+            from qwen_tools.cli.chat.compress import auto_compression_line
+
+            if line := auto_compression_line(event.compression, self.model.model):
+                self.view.notice(*line)
         if isinstance(event, TurnFinished):
             if event.usage is not None:
                 self.context_tokens = event.usage.prompt_tokens + event.usage.completion_tokens
@@ -210,8 +215,9 @@ class ChatApp:
             if line.startswith("!") and line[1:].strip():
                 await self.shell(line[1:].strip())
                 continue
-            if line.strip().lower() == "/compress":
-                await self.compress()
+            word, _, rest = line.strip().partition(" ")
+            if word.lower() in ("/compress", "/summarize"):
+                await self.compress(rest)
                 continue
             if line.strip().lower() == "/model":
                 await self.choose_model()
@@ -231,42 +237,24 @@ class ChatApp:
         self._pending.append(shell_report(command, output))
         self.console.print()
 
-    async def compress(self) -> None:
-        """``/compress``: replace the history with the model's summary of it."""
-        from qwen_tools.cli.chat import compress as c
+    async def compress(self, instructions: str = "") -> None:
+        """``/compress [instructions]``: replace the history with the model's summary of it."""
+        from qwen_tools.cli.chat.compress import compress_chat
         from qwen_tools.contract.abort import AbortController
 
-        loop, agent = self._loop, self._agent
-        messages = [] if loop is None else loop.history.messages
-        if loop is None or agent is None or not messages:
-            self.console.print("Nothing to compress yet.")
+        loop = self._loop
+        if loop is None:
             return
         controller = AbortController()
         self.terminal.on_interrupt(lambda: controller.abort("Cancelled by the user."), _nothing)
         self.terminal.quiet()
-        self.console.print("[dim]Compressing the conversation…[/]")
         try:
-            summary = await agent.client.generate_text(
-                c.compression_request(messages), signal=controller.signal, system=c.SYSTEM
-            )
-        except Exception as error:  # a model error or the user's cancel: the history stays
-            self.console.print(f"[yellow]Not compressed:[/] {error}", highlight=False)
-            return
+            compressed = await compress_chat(loop, instructions, self.console, controller.signal)
         finally:
             self.terminal.end_turn()
-        if not summary.strip():
-            self.console.print("[yellow]Not compressed:[/] the model gave an empty summary.")
-            return
-        new = c.compressed_history(messages, summary)
-        loop.history.truncate(0)
-        loop.history.extend(new)
-        self.context_tokens = 0
-        self._save()
-        self.console.print(
-            f"Compressed {len(messages)} messages into a summary "
-            f"({c.size_of(messages):,} → {c.size_of(new):,} characters).",
-            highlight=False,
-        )
+        if compressed:
+            self.context_tokens = loop.compression.tokens(loop.history)[0]
+            self._save()
 
     def _attach(self, text: str) -> list[dict[str, Any]]:
         """The files named with ``@path`` (each one said attached, or why not)."""

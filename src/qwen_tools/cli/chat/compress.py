@@ -1,74 +1,67 @@
-"""``/compress``: the conversation so far replaced by the model's summary of it.
+"""``/compress [instructions]`` in chat, and the line an automatic compression shows.
 
-The history is written out as a plain transcript (tool results shortened) and the model is
-asked, without tools, for a summary that keeps what is needed to go on: the goal, decisions,
-files and their state, what is left to do. The new history is the opening reminders of the
-old first message with that summary, and a short acknowledgement, as Qwen Code's compression
-leaves it (our wording of the request is our own; 0.24.4's prompt is not in the specs).
+Both go through the agent's one routine (:meth:`~qwen_tools.agent.compression.Compressor.compress`,
+which fires PreCompact and keeps the history when the summary fails). ``/compress`` shows
+Qwen Code 0.24.4's status line (``Chat history compressed from N to ~M tokens.``, or why not);
+instructions over 2,000 characters are cut, as 0.24.4 says. An automatic compression shows
+0.24.4's ``IMPORTANT: This conversation approached the input token limit…`` notice; a failed one
+is said once (the first of a row of failures), with the note that the history was kept.
 """
 
 from __future__ import annotations
 
-import json
-from typing import Any
+from typing import TYPE_CHECKING
 
-SYSTEM = (
-    "You compress conversations between a user and a coding agent. Write a summary that lets "
-    "the agent continue the work without the original messages: the user's goal and "
-    "instructions, decisions taken, files read or changed and their current state, commands "
-    "run and their outcome, open problems and the next steps. Be specific (paths, names, "
-    "values); leave out chatter. Answer with the summary only."
-)
-ACKNOWLEDGEMENT = "Got it. Thanks for the additional context!"
-TOOL_RESULT_CHARS = 2000
+from qwen_tools.agent.compression import MAX_INSTRUCTIONS_CHARS
+from qwen_tools.agent.compression_texts import auto_notice
+from qwen_tools.contract.abort import AbortError
 
+if TYPE_CHECKING:
+    from rich.console import Console
 
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
-    return ""
+    from qwen_tools.agent.compression import Compression
+    from qwen_tools.agent.loop import AgentLoop
+    from qwen_tools.contract.abort import AbortSignal
+
+__all__ = ["auto_compression_line", "compress_chat"]
+
+KEPT = "The conversation was kept as it was."
 
 
-def transcript(messages: list[dict[str, Any]]) -> str:
-    """The conversation as text: one block per message, tool results shortened."""
-    blocks: list[str] = []
-    for message in messages:
-        role = message.get("role", "")
-        text = _text(message.get("content"))
-        if role == "tool":
-            if len(text) > TOOL_RESULT_CHARS:
-                text = text[:TOOL_RESULT_CHARS] + " …(shortened)"
-            blocks.append(f"[tool result]\n{text}")
-            continue
-        for call in message.get("tool_calls") or ():
-            function = call.get("function", {})
-            text += f"\n[calls {function.get('name')} {function.get('arguments', '')}]"
-        blocks.append(f"[{role}]\n{text.strip()}")
-    return "\n\n".join(blocks)
+async def compress_chat(
+    loop: AgentLoop, instructions: str, console: Console, signal: AbortSignal
+) -> bool:
+    """Run ``/compress``, saying how it went; whether the history was replaced."""
+    instructions = instructions.strip()
+    if len(instructions) > MAX_INSTRUCTIONS_CHARS:
+        console.print(
+            f"Compression instructions were truncated to {MAX_INSTRUCTIONS_CHARS} characters."
+        )
+    console.print("[dim]Compressing chat history[/]")
+    try:
+        result = await loop.compression.compress(
+            loop.history, instructions=instructions or None, signal=signal
+        )
+    except AbortError:
+        console.print(f"[yellow]Compression cancelled.[/] {KEPT}", highlight=False)
+        return False
+    if result.compressed:
+        console.print(result.text(), highlight=False)
+    else:
+        console.print(f"[yellow]{result.text()}[/]", highlight=False)
+    return result.compressed
 
 
-def compression_request(messages: list[dict[str, Any]]) -> str:
-    """What the model is asked."""
-    return "Summarise this conversation:\n\n" + transcript(messages)
-
-
-def compressed_history(messages: list[dict[str, Any]], summary: str) -> list[dict[str, Any]]:
-    """The new history: the first message's reminders and the summary, then an answer."""
-    first = messages[0].get("content") if messages else None
-    reminders = [
-        part
-        for part in (first if isinstance(first, list) else [])
-        if isinstance(part, dict) and str(part.get("text", "")).startswith("<system-reminder>")
-    ]
-    text = f"This is a summary of our conversation so far:\n\n{summary.strip()}"
-    return [
-        {"role": "user", "content": [*reminders, {"type": "text", "text": text}]},
-        {"role": "assistant", "content": ACKNOWLEDGEMENT},
-    ]
-
-
-def size_of(messages: list[dict[str, Any]]) -> int:
-    """The history's size in characters of JSON (to say what was saved)."""
-    return len(json.dumps(messages, ensure_ascii=False))
+def auto_compression_line(compression: Compression, model: str) -> tuple[str, str] | None:
+    """``(text, style)`` for an automatic compression (``None``: a repeated failure)."""
+    if compression.compressed:
+        text = auto_notice(
+            model,
+            compression.before,
+            compression.after,
+            before_estimated=compression.before_estimated,
+        )
+        return text, "yellow"
+    if compression.failures > 1:
+        return None
+    return f"{compression.text()} {KEPT}", "yellow"
