@@ -7,7 +7,9 @@ Real servers, real SDK clients (handshake protocol) and raw HTTP requests:
   gets a fresh session: what one call read does not let the next one edit; a client's roots
   cannot be asked for, so its sessions have the server's workspace (as the README says);
 * JSON response: a call is answered with one ``application/json`` body, not an SSE stream, and
-  per-client sessions still hold (a read lets the same client edit, not another).
+  per-client sessions still hold (a read lets the same client edit, not another);
+* the session-less protocol (2026-07-28 envelopes, no handshake): every request's session is
+  fresh and its own (files read, todo list), and sees the ignore files as they are now.
 """
 
 from __future__ import annotations
@@ -164,5 +166,35 @@ async def test_stateless_sessions_use_the_servers_workspace_for_a_client_with_ro
                 done = await client.call_tool("read_file", {"file_path": str(b / "y.txt")})
         assert not done.is_error, text_of(done)
         assert "in b" in text_of(done)
+    finally:
+        assert server.stop() == 0, server.stderr()
+
+
+async def test_session_less_requests_share_nothing_a_session_owns(
+    ws: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    """Each request opens a session from the server's template: only the settings are shared."""
+    server = start_http(ws, env, tmp_path / "server.log", "--approval-mode", "yolo")
+    notes = str(ws / "notes.txt")
+    edit = {"file_path": notes, "old_string": "line 2", "new_string": "line two"}
+    mine = [{"id": "1", "content": "mine", "status": "pending"}]
+    theirs = [{"id": "1", "content": "theirs", "status": "pending"}]
+    try:
+        with anyio.fail_after(60):
+            async with Client(server.url, mode="auto") as client:
+                assert not (await client.call_tool("read_file", {"file_path": notes})).is_error
+                refused = await client.call_tool("edit", edit)
+                assert not (await client.call_tool("todo_write", {"todos": mine})).is_error
+                assert not (await client.call_tool("todo_write", {"todos": theirs})).is_error
+                (ws / ".qwenignore").write_text("notes.txt\n")
+                ignored = await client.call_tool("read_file", {"file_path": notes})
+        assert refused.is_error and NOT_READ in text_of(refused)
+        assert (ws / "notes.txt").read_text() == "line 1\nline 2\nline 3\n"
+        todos = sorted((Path(env["QWEN_HOME"]) / "todos").glob("*.json"))
+        assert {json.loads(f.read_text())["todos"][0]["content"] for f in todos} == {
+            "mine",
+            "theirs",
+        }
+        assert ignored.is_error, text_of(ignored)
     finally:
         assert server.stop() == 0, server.stderr()

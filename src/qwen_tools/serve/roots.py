@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -69,8 +69,13 @@ def accept_roots(uris: Sequence[str], allowed: Sequence[Path]) -> list[Path]:
     return accepted
 
 
-async def client_roots(session: Any, allowed: Sequence[Path]) -> list[Path] | None:
+async def client_roots(
+    session: Any, allowed: Sequence[Path] | Callable[[], Sequence[Path]]
+) -> list[Path] | None:
     """The accepted roots of the client on ``session`` (an SDK server session).
+
+    ``allowed``: the server's workspace directories (or what gives them, asked only when the
+    client declares roots).
 
     ``None`` when the client did not declare the ``roots`` capability (it gets the server's
     workspace). Raises :class:`RootsRefused` when none is accepted or the roots cannot be asked.
@@ -88,4 +93,5 @@ async def client_roots(session: Any, allowed: Sequence[Path]) -> list[Path] | No
             "This server refuses the tool calls of this client: it declares roots, but "
             f"listing them failed ({exc})."
         ) from None
-    return accept_roots([str(root.uri) for root in result.roots], allowed)
+    directories = allowed() if callable(allowed) else allowed
+    return accept_roots([str(root.uri) for root in result.roots], directories)

@@ -229,7 +229,7 @@ class ToolServer:
         assert self._open_session is not None
         roots = None
         if peer is not None:
-            roots = await client_roots(peer, self.config.workspace.directories)
+            roots = await client_roots(peer, lambda: self.config.workspace.directories)
         session = self._open_session(roots)
         self._guard_reads(session.config)
         await session.__aenter__()
@@ -240,7 +240,8 @@ class ToolServer:
 
     async def _leave_client(self, entry: asyncio.Future[tuple[Session, ToolScheduler]]) -> None:
         with anyio.CancelScope(shield=True):
-            await asyncio.wait({entry})
+            if not entry.done():
+                await asyncio.wait({entry})
             if entry.cancelled() or entry.exception() is not None:
                 return
             session, _ = entry.result()
