@@ -1,10 +1,13 @@
 """``SessionPool`` on a two-node local Ray cluster: workers spread over the nodes, and a killed
-worker loses its own sessions (``SessionLost``) and no other worker's."""
+worker loses its own sessions (``SessionLost``, also for the call it was running) and no other
+worker's, and takes its background shells with it (daemonised ones too), without bubblewrap."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,6 +16,7 @@ import pytest
 
 from qwen_tools.pool import SessionLost, Template
 from qwen_tools.pool.pool import SessionPool
+from qwen_tools.process import supervisor
 from support.ray_cluster import two_node_cluster
 
 pytest.importorskip("ray")
@@ -33,8 +37,53 @@ def _pid_gone(pid: int) -> bool:
         return True
 
 
+# Background shells that try to outlive their worker: a plain one, one in a session of its own
+# whose parent exits (setsid + double fork) and, where cgroups can hold it, one that also drops
+# its environment (env -i: no mark of its tree left on it).
+_SHELLS = {
+    "plain": "echo $$ > plain.pid; exec sleep 300",
+    "daemon": "(setsid sh -c 'echo $$ > daemon.pid; exec sleep 301' &); sleep 302",
+    "bare": "(setsid env -i sh -c 'echo $$ > bare.pid; exec sleep 303' &); sleep 304",
+}
+
+
+def _start(pool: SessionPool, sid: str) -> dict[str, int]:
+    """Start the background shells in ``sid``; their pids (and start times), once written."""
+    done = pool.call(sid, "run_shell_command", {"command": "pwd"})
+    workspace = Path(done.response_text.split("\nOutput: ", 1)[1].split("\n", 1)[0])
+    kinds = [k for k in _SHELLS if k != "bare" or supervisor.cgroups_available()]
+    for kind in kinds:
+        args = {"command": _SHELLS[kind], "is_background": True}
+        assert pool.call(sid, "run_shell_command", args).status == "success"
+    pids: dict[str, int] = {}
+    deadline = time.monotonic() + 30
+    while len(pids) < len(kinds) and time.monotonic() < deadline:
+        for kind in kinds:
+            text = (
+                (workspace / f"{kind}.pid").read_text()
+                if (workspace / f"{kind}.pid").exists()
+                else ""
+            )
+            if text.strip():
+                pids[kind] = int(text)
+        time.sleep(0.02)
+    assert set(pids) == set(kinds) and not any(_pid_gone(pid) for pid in pids.values())
+    return pids
+
+
+def _all_gone(pids: dict[str, int], timeout: float = 30) -> dict[str, int]:
+    """The pids still running after at most ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        left = {kind: pid for kind, pid in pids.items() if not _pid_gone(pid)}
+        if not left:
+            break
+        time.sleep(0.05)
+    return left
+
+
 def test_a_killed_worker_loses_only_its_sessions(cluster: Any, tmp_path: Path) -> None:
-    pool = SessionPool(workers=2, base_dir=str(tmp_path))
+    pool = SessionPool(workers=2, base_dir=str(tmp_path), sandbox=False)
     try:
         infos = pool.info()
         nodes = {info["node"] for info in infos}
@@ -47,7 +96,22 @@ def test_a_killed_worker_loses_only_its_sessions(cluster: Any, tmp_path: Path) -
         for sid in sids:
             pool.call(sid, "run_shell_command", {"command": f"echo {sid} > mine.txt"})
         pid = infos[0]["pid"]
-        os.kill(pid, signal.SIGKILL)
+
+        async def in_flight() -> BaseException | None:
+            args = {"command": "sleep 120 # intentional-sleep: a call in flight"}
+            call = asyncio.ensure_future(pool.call_async(doomed[1], "run_shell_command", args))
+            await asyncio.sleep(0.5)
+            os.kill(pid, signal.SIGKILL)
+            try:
+                await call
+            except Exception as exc:
+                return exc
+            return None
+
+        # the call the worker was running when it died: a lost session (Ray says the worker is
+        # unavailable; the pool confirms it restarted), not a transient error
+        lost_call = asyncio.run(in_flight())
+        assert isinstance(lost_call, SessionLost) and "worker died" in str(lost_call)
         for sid in doomed:
             with pytest.raises(SessionLost) as lost:
                 pool.call(sid, "glob", {"pattern": "*"})

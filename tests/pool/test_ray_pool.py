@@ -149,3 +149,36 @@ async def test_concurrent_calls_are_coalesced_yet_answered_one_by_one(pool: Sess
     assert all(done.status == "error" for done in outcomes[len(sids) + 1 :])  # type: ignore[union-attr]
     for sid in sids:
         await pool.close_async(sid)
+
+
+@pytest.mark.parametrize("error", ["ActorUnavailableError", "ActorDiedError", "GetTimeoutError"])
+async def test_a_ray_error_raised_inside_a_worker_keeps_its_sessions(
+    pool: SessionPool, error: str
+) -> None:
+    """A Ray error that a call raises (here, code run on the worker raising it, as code that
+    talks to another actor may) says nothing about this worker: the call fails with it, and
+    the worker's sessions live on."""
+    import ray.exceptions
+
+    template = Template.from_files({"a.txt": "a\n"})
+    sid = await pool.open_async(template)
+    neighbour = await pool.open_async(template)
+    while pool.worker_of(neighbour) != pool.worker_of(sid):
+        neighbour = await pool.open_async(template)
+
+    async def fail(session: object, workspace: object, name: str) -> None:
+        import ray.exceptions
+
+        made = {
+            "ActorUnavailableError": lambda: ray.exceptions.ActorUnavailableError("boom", None),
+            "ActorDiedError": ray.exceptions.ActorDiedError,
+            "GetTimeoutError": lambda: ray.exceptions.GetTimeoutError("boom"),
+        }
+        raise made[name]()
+
+    with pytest.raises(getattr(ray.exceptions, error)):
+        await pool.run_async(sid, fail, error)
+    for one in (sid, neighbour):
+        assert (await pool.call_async(one, "glob", {"pattern": "*.txt"})).status == "success"
+        assert pool.call(one, "glob", {"pattern": "*.txt"}).status == "success"
+        await pool.close_async(one)

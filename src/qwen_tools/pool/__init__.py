@@ -19,14 +19,21 @@ pool.close(sid)
 * :mod:`.host` — :class:`SessionHost`: the sessions of one process, each in a workspace of its
   own; :mod:`.workspace` — those workspaces (a copy per session, its changes as a diff);
 * :mod:`.template` — :class:`Template`: what a session's workspace starts as;
-* :mod:`.errors` — :class:`SessionLost` and :class:`PoolError`.
+* :mod:`.errors` — :class:`SessionLost`, :class:`WorkerUnavailable` and :class:`PoolError`.
 """
 
-from qwen_tools.pool.errors import PoolError, SessionLost
+from qwen_tools.pool.errors import PoolError, SessionLost, WorkerUnavailable
 from qwen_tools.pool.host import SessionHost
 from qwen_tools.pool.template import Template
 
-__all__ = ["PoolError", "SessionHost", "SessionLost", "SessionPool", "Template"]
+__all__ = [
+    "PoolError",
+    "SessionHost",
+    "SessionLost",
+    "SessionPool",
+    "Template",
+    "WorkerUnavailable",
+]
 
 
 def __getattr__(name: str) -> object:

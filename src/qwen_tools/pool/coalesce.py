@@ -4,8 +4,11 @@ Every Ray actor call costs a fixed amount of CPU on the driver and on the worker
 submission, serialisation, scheduling), several times what a small tool call itself costs. When
 many calls are in flight at once, :class:`Coalescer` gathers the calls made for one worker
 during one turn of the event loop and sends them as one ``calls`` task; the worker runs them
-concurrently and returns one outcome per call (a result or the exception it raised), which goes
-back to its caller. A lone call still goes at once (one loop turn later), alone.
+concurrently and returns one outcome per call, ``(True, result)`` or ``(False, the exception
+it raised)``, which is its caller's future's result. The future raises only when the task as a
+whole failed (the worker died or could not be reached): the caller can tell an exception the
+worker's code raised, which says nothing about the worker, from a failure of Ray itself.
+A lone call still goes at once (one loop turn later), alone.
 """
 
 from __future__ import annotations
@@ -18,21 +21,21 @@ __all__ = ["Coalescer"]
 
 
 class Coalescer:
-    """Batches ``(method, args)`` items for one worker's ``calls`` method."""
+    """Batches items (one call of the worker's each) for one worker's ``calls`` method."""
 
-    def __init__(self, submit: Callable[[list[tuple[str, tuple[Any, ...]]]], Any]) -> None:
+    def __init__(self, submit: Callable[[list[Any]], Any]) -> None:
         """``submit(items)`` starts the worker's ``calls`` task and returns its awaitable."""
         self._submit = submit
-        self._pending: list[tuple[str, tuple[Any, ...], asyncio.Future[Any]]] = []
+        self._pending: list[tuple[Any, asyncio.Future[tuple[bool, Any]]]] = []
         self._delivering: set[asyncio.Future[None]] = set()
 
-    def call(self, method: str, *args: Any) -> asyncio.Future[Any]:
-        """A future for ``method(*args)`` on the worker, sent with the others of this turn."""
+    def call(self, item: Any) -> asyncio.Future[tuple[bool, Any]]:
+        """A future for the outcome of ``item``, sent with the others of this turn."""
         loop = asyncio.get_running_loop()
-        future: asyncio.Future[Any] = loop.create_future()
+        future: asyncio.Future[tuple[bool, Any]] = loop.create_future()
         if not self._pending:
             loop.call_soon(self._flush)
-        self._pending.append((method, args, future))
+        self._pending.append((item, future))
         return future
 
     def _flush(self) -> None:
@@ -40,30 +43,26 @@ class Coalescer:
         if not batch:
             return
         try:
-            ref = self._submit([(method, args) for method, args, _ in batch])
+            ref = self._submit([item for item, _ in batch])
         except BaseException as exc:
-            for *_, future in batch:
+            for _, future in batch:
                 if not future.done():
                     future.set_exception(exc)
             return
-        futures = [future for *_, future in batch]
+        futures = [future for _, future in batch]
         task = asyncio.get_running_loop().create_task(self._deliver(ref, futures))
         self._delivering.add(task)  # kept until done: the loop holds only weak references
         task.add_done_callback(self._delivering.discard)
 
     @staticmethod
-    async def _deliver(ref: Any, futures: list[asyncio.Future[Any]]) -> None:
+    async def _deliver(ref: Any, futures: list[asyncio.Future[tuple[bool, Any]]]) -> None:
         try:
             outcomes = await ref
-        except BaseException as exc:  # the whole task failed: the worker died
+        except BaseException as exc:  # the whole task failed (Ray's error, not the calls')
             for future in futures:
                 if not future.done():
                     future.set_exception(exc)
             return
-        for future, (ok, value) in zip(futures, outcomes, strict=True):
-            if future.done():
-                continue
-            if ok:
-                future.set_result(value)
-            else:
-                future.set_exception(value)
+        for future, outcome in zip(futures, outcomes, strict=True):
+            if not future.done():
+                future.set_result(outcome)

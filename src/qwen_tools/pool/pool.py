@@ -19,7 +19,8 @@ from typing import Any
 from qwen_tools.config.tool_settings import ApprovalMode
 from qwen_tools.execution.call_types import CompletedToolCall, ToolCallRequest
 from qwen_tools.pool.coalesce import Coalescer
-from qwen_tools.pool.errors import PoolError, SessionLost
+from qwen_tools.pool.errors import PoolError, SessionLost, WorkerUnavailable
+from qwen_tools.pool.failures import describe, probe, probe_async, verdict
 from qwen_tools.pool.template import Template
 from qwen_tools.pool.worker import PoolWorker
 
@@ -65,6 +66,8 @@ class SessionPool:
         ]
         self._coalescers = [Coalescer(_submitter(worker)) for worker in self._workers]
         self._placement: dict[str, int] = {}
+        self._born: dict[str, str] = {}
+        """The incarnation of its worker each session was opened on (see :mod:`.worker`)."""
         self._lost: dict[str, str] = {}
         self._shared: dict[str, Template] = {}
         self._closed = False
@@ -101,52 +104,80 @@ class SessionPool:
             counts[index] += 1
         return sorted(range(len(self._workers)), key=lambda index: counts[index])
 
-    def _lose_worker(self, index: int, error: BaseException) -> None:
-        reason = f"its worker died ({type(error).__name__}: {str(error).splitlines()[0]})"
+    def _forget(self, session_id: str, reason: str) -> None:
+        self._placement.pop(session_id, None)
+        self._born.pop(session_id, None)
+        self._lost[session_id] = reason
+
+    def _lose_worker(self, index: int, born: str, reason: str) -> None:
+        """Every session opened on incarnation ``born`` of worker ``index`` is lost."""
         for sid, placed in list(self._placement.items()):
-            if placed == index:
-                del self._placement[sid]
-                self._lost[sid] = reason
+            if placed == index and self._born.get(sid) == born:
+                self._forget(sid, reason)
 
-    def _translate(self, session_id: str, index: int, exc: Exception) -> BaseException:
-        from ray.exceptions import RayActorError, RayTaskError
-
-        if isinstance(exc, SessionLost):  # raised by the worker, returned by a coalesced call
-            self._placement.pop(session_id, None)
-            self._lost[session_id] = exc.reason
-            return SessionLost(session_id, exc.reason)
-        if isinstance(exc, RayActorError):
-            self._lose_worker(index, exc)
-            return SessionLost(session_id, self._lost.get(session_id, "its worker died"))
-        if isinstance(exc, RayTaskError):
-            cause = exc.cause
-            if isinstance(cause, SessionLost):
-                self._placement.pop(session_id, None)
-                self._lost[session_id] = cause.reason
-                return SessionLost(session_id, cause.reason)
-            if isinstance(cause, Exception):
-                return cause
+    def _raised(self, session_id: str, index: int, born: str, exc: BaseException) -> BaseException:
+        """What the caller gets for an exception the worker's code raised for this call."""
+        if isinstance(exc, SessionLost):
+            if exc.worker_died:
+                self._lose_worker(index, born, exc.reason)
+            self._forget(session_id, exc.reason)
+            return SessionLost(session_id, exc.reason, exc.worker_died)
         return exc
 
-    async def _await(self, session_id: str, ref: Any) -> Any:
-        index = self._placement[session_id]
-        try:
-            return await ref
-        except Exception as exc:
-            raise self._translate(session_id, index, exc) from None
+    def _failed(
+        self,
+        session_id: str,
+        index: int,
+        born: str,
+        exc: BaseException,
+        now: str | BaseException | None,
+    ) -> BaseException:
+        """What the caller gets when Ray failed the call: ``SessionLost`` only for a worker
+        found dead (``ActorDiedError``, or a new incarnation ``now``), ``WorkerUnavailable``
+        for one that could not be reached, else the error itself (see :mod:`.failures`)."""
+        restarted = isinstance(now, str) and bool(born) and now != born
+        died = isinstance(now, BaseException) and verdict(now) == "dead"
+        kind = "dead" if restarted or died else verdict(exc)
+        if kind == "dead":
+            reason = f"its worker died ({describe(exc)})"
+            self._lose_worker(index, born, reason)
+            self._forget(session_id, reason)
+            return SessionLost(session_id, reason, worker_died=True)
+        if kind == "unsure":
+            return WorkerUnavailable(session_id, describe(exc))
+        return exc
 
-    def _get(self, session_id: str, ref: Any) -> Any:
+    def _item(self, method: str, session_id: str, *args: Any) -> tuple[int, str, Any]:
+        self._check(session_id)
+        index, born = self._placement[session_id], self._born.get(session_id, "")
+        return index, born, (method, session_id, born, args)
+
+    async def _session_call(self, method: str, session_id: str, *args: Any) -> Any:
+        """``method`` of the session's worker, coalesced with the calls of this loop turn."""
+        index, born, item = self._item(method, session_id, *args)
+        try:
+            ok, value = await self._coalescers[index].call(item)
+        except Exception as exc:
+            now = await probe_async(self._workers[index]) if verdict(exc) == "unsure" else None
+            raise self._failed(session_id, index, born, exc, now) from None
+        if not ok:
+            raise self._raised(session_id, index, born, value)
+        return value
+
+    def _session_call_blocking(self, method: str, session_id: str, *args: Any) -> Any:
+        """:meth:`_session_call`, blocking (one ``calls`` task of its own)."""
         import ray
 
-        index = self._placement[session_id]
+        index, born, item = self._item(method, session_id, *args)
+        worker = self._workers[index]
         try:
-            return ray.get(ref)
+            ((ok, value),) = ray.get(worker.calls.remote([item]))
         except Exception as exc:
-            raise self._translate(session_id, index, exc) from None
-
-    def _worker(self, session_id: str) -> Any:
-        self._check(session_id)
-        return self._workers[self._placement[session_id]]
+            now = probe(worker) if verdict(exc) == "unsure" else None
+            raise self._failed(session_id, index, born, exc, now) from None
+        if not ok:
+            raise self._raised(session_id, index, born, value)
+        return value
 
     def _template(self, template: Template) -> Template:
         if template.kind != "tar":
@@ -167,8 +198,7 @@ class SessionPool:
         opening = _Opening(self, template, approval_mode)
         for ref in opening.tries():
             with opening.trying():
-                await self._await(opening.sid, ref)
-                return opening.sid
+                return opening.opened(await ref)
         raise opening.failed()
 
     async def call_async(
@@ -179,56 +209,57 @@ class SessionPool:
         *,
         call_id: str = "call_1",
     ) -> CompletedToolCall:
-        """One tool call, with the result a local :meth:`Session.call` gives."""
-        self._check(session_id)
-        coalescer = self._coalescers[self._placement[session_id]]
-        future = coalescer.call("call", session_id, name, dict(args or {}), call_id)
-        result: CompletedToolCall = await self._await(session_id, future)
-        return result
+        """One tool call, with the result a local :meth:`Session.call` gives.
+
+        Raises :class:`SessionLost` when the session's worker died (or the session was
+        closed), :class:`WorkerUnavailable` when Ray could not reach a worker that lives."""
+        done: CompletedToolCall = await self._session_call(
+            "call", session_id, name, dict(args or {}), call_id
+        )
+        return done
 
     async def batch_async(
         self, session_id: str, requests: Sequence[ToolCallRequest]
     ) -> list[CompletedToolCall]:
         """One batch, as :meth:`Session.run_batch`."""
-        self._check(session_id)
-        coalescer = self._coalescers[self._placement[session_id]]
-        future = coalescer.call("batch", session_id, list(requests))
-        result: list[CompletedToolCall] = await self._await(session_id, future)
-        return result
+        done: list[CompletedToolCall] = await self._session_call(
+            "batch", session_id, list(requests)
+        )
+        return done
 
     async def diff_async(self, session_id: str) -> str:
         """The workspace's changes against its template (``git diff --binary``)."""
-        worker = self._worker(session_id)
-        result: str = await self._await(session_id, worker.diff.remote(session_id))
-        return result
+        text: str = await self._session_call("diff", session_id)
+        return text
 
     async def run_async(
         self, session_id: str, fn: Callable[..., Awaitable[Any]], *args: Any
     ) -> Any:
         """``await fn(session, workspace, *args)`` on the session's worker (``fn`` must be
         importable there, or picklable by value)."""
-        worker = self._worker(session_id)
-        return await self._await(session_id, worker.run.remote(session_id, fn, *args))
+        return await self._session_call("run", session_id, fn, *args)
 
     async def close_async(self, session_id: str) -> None:
         """Close the session and delete its workspace (a no-op for a lost or closed one)."""
-        index = self._placement.get(session_id)
         self._lost.pop(session_id, None)
-        if index is None or self._closed:
+        if session_id not in self._placement or self._closed:
             return
         with contextlib.suppress(SessionLost):
-            await self._await(session_id, self._workers[index].close.remote(session_id))
+            await self._session_call("close", session_id)
+        self._lost.pop(session_id, None)
         self._placement.pop(session_id, None)
+        self._born.pop(session_id, None)
 
     # -- the blocking API --------------------------------------------------------------------
 
     def open(self, template: Template, *, approval_mode: ApprovalMode | str | None = None) -> str:
         """Blocking :meth:`open_async`."""
+        import ray
+
         opening = _Opening(self, template, approval_mode)
         for ref in opening.tries():
             with opening.trying():
-                self._get(opening.sid, ref)
-                return opening.sid
+                return opening.opened(ray.get(ref))
         raise opening.failed()
 
     def call(
@@ -240,32 +271,35 @@ class SessionPool:
         call_id: str = "call_1",
     ) -> CompletedToolCall:
         """Blocking :meth:`call_async`."""
-        ref = self._worker(session_id).call.remote(session_id, name, dict(args or {}), call_id)
-        done: CompletedToolCall = self._get(session_id, ref)
+        done: CompletedToolCall = self._session_call_blocking(
+            "call", session_id, name, dict(args or {}), call_id
+        )
         return done
 
     def batch(
         self, session_id: str, requests: Sequence[ToolCallRequest]
     ) -> list[CompletedToolCall]:
         """Blocking :meth:`batch_async`."""
-        ref = self._worker(session_id).batch.remote(session_id, list(requests))
-        done: list[CompletedToolCall] = self._get(session_id, ref)
+        done: list[CompletedToolCall] = self._session_call_blocking(
+            "batch", session_id, list(requests)
+        )
         return done
 
     def diff(self, session_id: str) -> str:
         """Blocking :meth:`diff_async`."""
-        text: str = self._get(session_id, self._worker(session_id).diff.remote(session_id))
+        text: str = self._session_call_blocking("diff", session_id)
         return text
 
     def close(self, session_id: str) -> None:
         """Blocking :meth:`close_async`."""
-        index = self._placement.get(session_id)
         self._lost.pop(session_id, None)
-        if index is None or self._closed:
+        if session_id not in self._placement or self._closed:
             return
         with contextlib.suppress(SessionLost):
-            self._get(session_id, self._workers[index].close.remote(session_id))
+            self._session_call_blocking("close", session_id)
+        self._lost.pop(session_id, None)
         self._placement.pop(session_id, None)
+        self._born.pop(session_id, None)
 
     def shutdown(self) -> None:
         """Close every session and end the workers (Ray itself keeps running)."""
@@ -279,6 +313,7 @@ class SessionPool:
                 ray.get(worker.shutdown.remote(), timeout=60)
             ray.kill(worker, no_restart=True)
         self._placement.clear()
+        self._born.clear()
 
     def __enter__(self) -> SessionPool:
         return self
@@ -290,8 +325,8 @@ class SessionPool:
 class _Opening:
     """One open: the workers tried in turn (least loaded first) until one opens the session.
 
-    A worker that is dead or restarting (``SessionLost``) is skipped for the next one; any
-    other failure ends the open."""
+    A worker that is dead or cannot be reached (a Ray actor error) is skipped for the next
+    one; any other failure ends the open."""
 
     def __init__(
         self, pool: SessionPool, template: Template, approval_mode: ApprovalMode | str | None
@@ -301,7 +336,7 @@ class _Opening:
         mode = approval_mode.value if isinstance(approval_mode, ApprovalMode) else approval_mode
         self.pool, self.template, self.mode = pool, template, mode
         self.sid = uuid.uuid4().hex
-        self.error: SessionLost | None = None
+        self.error: BaseException | None = None
 
     def tries(self) -> Iterator[Any]:
         """Each worker's ``open`` call in turn (the session placed on it meanwhile)."""
@@ -312,26 +347,40 @@ class _Opening:
                 pool._template(self.template), self.mode, self.sid
             )
 
+    def opened(self, incarnation: str) -> str:
+        """The try succeeded on the worker's ``incarnation``: the session's id."""
+        self.pool._born[self.sid] = incarnation
+        return self.sid
+
     @contextlib.contextmanager
     def trying(self) -> Iterator[None]:
-        """Around the wait for one try: a lost worker is noted and skipped, anything else raised."""
+        """Around the wait for one try: a worker that is dead or unreachable is noted and
+        skipped; anything else is raised (the exception the worker raised, if it did)."""
+        from ray.exceptions import RayTaskError
+
         try:
             yield
-        except SessionLost as exc:
-            self.pool._lost.pop(self.sid, None)
-            self.error = exc
+        except Exception as exc:
+            if verdict(exc) != "other":
+                self.error = exc
+                return
+            self.pool._placement.pop(self.sid, None)
+            if isinstance(exc, RayTaskError) and isinstance(exc.cause, Exception):
+                raise exc.cause from None
+            raise
         except BaseException:
             self.pool._placement.pop(self.sid, None)
             raise
 
     def failed(self) -> PoolError:
         """The error when no worker could open the session."""
-        reason = self.error.reason if self.error is not None else "no workers"
+        self.pool._placement.pop(self.sid, None)
+        reason = describe(self.error) if self.error is not None else "no workers"
         return PoolError(f"no worker could open a session: {reason}")
 
 
 def _submitter(worker: Any) -> Any:
-    def submit(items: list[tuple[str, tuple[Any, ...]]]) -> Any:
+    def submit(items: list[Any]) -> Any:
         return worker.calls.remote(items)
 
     return submit

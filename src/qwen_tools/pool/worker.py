@@ -4,7 +4,10 @@ import Ray when it is imported.
 
 Each worker keeps its sessions under ``<base>/<worker name>`` and clears that directory when it
 starts, so a worker Ray restarts after a crash does not inherit the dead one's workspaces (its
-sessions are lost: calls for them raise :class:`~.errors.SessionLost`).
+sessions are lost: calls for them raise :class:`~.errors.SessionLost`). Each start is an
+*incarnation* (a random id): the pool notes the incarnation a session was opened on and sends
+it with every call, so a restarted worker tells a session of its dead predecessor
+(``SessionLost`` with ``worker_died``) from one that was merely closed.
 """
 
 from __future__ import annotations
@@ -13,11 +16,13 @@ import asyncio
 import os
 import shutil
 import tempfile
+import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from qwen_tools.execution.call_types import CompletedToolCall, ToolCallRequest
+from qwen_tools.pool.errors import SessionLost
 from qwen_tools.pool.host import SessionHost
 from qwen_tools.pool.template import Template
 
@@ -52,6 +57,11 @@ class PoolWorker:
         root = parent / f"qwen-pool-{name}"
         shutil.rmtree(root, ignore_errors=True)
         self.host = SessionHost(root, settings=settings, sandbox=sandbox, hide=parent)
+        self.incarnation = uuid.uuid4().hex
+
+    async def current(self) -> str:
+        """This worker's incarnation (a new one each time Ray restarts it)."""
+        return self.incarnation
 
     async def info(self) -> dict[str, Any]:
         """The worker's pid, host, Ray node id, session count and whether its shells are sandboxed."""
@@ -67,6 +77,7 @@ class PoolWorker:
             "rss_kb": _rss_kb(),
             "sandboxed": self.host.sandboxed,
             "root": str(self.host.root),
+            "incarnation": self.incarnation,
         }
 
     async def has_template(self, template_id: str) -> bool:
@@ -74,11 +85,13 @@ class PoolWorker:
         return self.host.has_template(template_id)
 
     async def open(self, template: Template, approval_mode: str | None, session_id: str) -> str:
-        """Open a session (fetching the template's archive from the object store if needed)."""
+        """Open a session (fetching the template's archive from the object store if needed);
+        the incarnation it was opened on."""
         fetch = template.kind == "tar" and not isinstance(template.data, bytes)
         if fetch and not self.host.has_template(template.id):
             template = template.with_data(await template.data)
-        return await self.host.open(template, approval_mode=approval_mode, session_id=session_id)
+        await self.host.open(template, approval_mode=approval_mode, session_id=session_id)
+        return self.incarnation
 
     async def call(
         self, session_id: str, name: str, args: Mapping[str, Any] | None, call_id: str
@@ -92,19 +105,27 @@ class PoolWorker:
         """One batch of tool calls on a session of this worker."""
         return await self.host.batch(session_id, requests)
 
-    async def calls(self, items: list[tuple[str, tuple[Any, ...]]]) -> list[tuple[bool, Any]]:
-        """Several calls of this worker's methods at once (:mod:`.coalesce`): for each, whether
-        it returned, and its result or the exception it raised."""
+    async def calls(
+        self, items: list[tuple[str, str, str, tuple[Any, ...]]]
+    ) -> list[tuple[bool, Any]]:
+        """Several calls of this worker's session methods at once (:mod:`.coalesce`), each
+        ``(method, session id, incarnation the session was opened on, other arguments)``: for
+        each, whether it returned, and its result or the exception it raised."""
+        return list(await asyncio.gather(*(self.one(*item) for item in items)))
 
-        async def one(method: str, args: tuple[Any, ...]) -> tuple[bool, Any]:
-            if method not in _COALESCED:
-                return False, ValueError(f"not a coalesced method: {method}")
-            try:
-                return True, await getattr(self, method)(*args)
-            except Exception as exc:
-                return False, exc
-
-        return list(await asyncio.gather(*(one(method, args) for method, args in items)))
+    async def one(
+        self, method: str, session_id: str, born: str, args: tuple[Any, ...]
+    ) -> tuple[bool, Any]:
+        """One item of :meth:`calls`."""
+        if method not in _COALESCED:
+            return False, ValueError(f"not a coalesced method: {method}")
+        if born and born != self.incarnation:
+            reason = "its worker died (Ray restarted it; sessions are not carried over)"
+            return False, SessionLost(session_id, reason, worker_died=True)
+        try:
+            return True, await getattr(self, method)(session_id, *args)
+        except Exception as exc:
+            return False, exc
 
     async def diff(self, session_id: str) -> str:
         """The session's changes against its template."""
