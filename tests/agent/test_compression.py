@@ -202,3 +202,40 @@ async def test_manual_compression_with_instructions_and_nothing_to_compress(
     assert system == COMPRESSION_PROMPT + "\n\nAdditional Instructions:\nkeep the names"
     assert [m["role"] for m in loop.history] == ["user", "assistant"]
     assert not [e for e in events if isinstance(e, HistoryCompressed)]  # only auto is an event
+
+
+async def test_parallel_calls_stay_with_their_results_and_bad_summaries_change_nothing(
+    server: FakeOpenAI, config: Config, registry: ToolRegistry, ws: Path
+) -> None:
+    reads = [
+        call("read_file", {"file_path": f"{ws}/notes.txt"}, "call_a"),
+        call("read_file", {"file_path": f"{ws}/src/app.py"}, "call_b"),
+    ]
+    server.script = [
+        Reply(content="Hi.", usage=usage(100)),
+        Reply(tool_calls=reads, usage=usage(3500)),
+        Reply(content=SUMMARY, usage=usage(1500, 50)),
+        Reply(content="Read both.", usage=usage(400)),
+        Reply(content="<analysis>only a draft</analysis>", usage=usage(900, 30)),
+        Reply(content=SUMMARY, usage=usage(100, 500)),  # bigger than what it replaces
+    ]
+    events: list[AgentEvent] = []
+    loop = make_loop(server, config, registry, events)
+    await loop.send("hello")
+    await loop.send("read both")
+    after = server.requests[3]["messages"]
+    assert [m["role"] for m in after] == ["system", "user", "assistant", "tool", "tool"]
+    assert [c["id"] for c in after[2]["tool_calls"]] == ["call_a", "call_b"]
+    assert [m["tool_call_id"] for m in after[3:]] == ["call_a", "call_b"]
+    assert_pairs_whole(after[1:])
+
+    kept = loop.history.messages
+    empty = await loop.compression.compress(loop.history)
+    assert empty.status is CompressionStatus.EMPTY_SUMMARY and loop.history.messages == kept
+    assert empty.text() == (
+        "Could not compress chat history because the compression summary was empty."
+    )
+    inflated = await loop.compression.compress(loop.history)
+    await loop.client.aclose()
+    assert inflated.status is CompressionStatus.INFLATED and loop.history.messages == kept
+    assert inflated.text() == "Compression was not beneficial for this history size."

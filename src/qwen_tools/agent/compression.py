@@ -218,7 +218,7 @@ class Compressor:
     def tokens(self, history: History) -> tuple[int, bool]:
         """The next request's prompt tokens, and whether that is only an estimate."""
         if self._prompt > 0 and self._counted <= len(history):
-            added = history.messages[self._counted :]
+            added = [history[i] for i in range(self._counted, len(history))]
             total = self._prompt + self._output + estimate_tokens(added)
             return total, self._estimated or bool(added)
         return estimate_tokens(history.messages), True
