@@ -276,3 +276,27 @@ def test_interrupt_cancels_the_request(
         }
     else:
         assert err == "Operation cancelled.\n"
+
+
+def test_run_compresses_a_conversation_that_nears_the_window(
+    server: FakeOpenAI, env: dict[str, str], ws: Path
+) -> None:
+    (ws / ".qwen").mkdir(exist_ok=True)
+    window = {"model": {"generationConfig": {"contextWindowSize": 4000}}}
+    (ws / ".qwen" / "settings.json").write_text(json.dumps(window))
+    big = {"prompt_tokens": 3600, "completion_tokens": 10, "total_tokens": 3610}
+    server.script = [
+        Reply(tool_calls=[call("list_directory", {"path": str(ws)}, "c1")], usage=big),
+        Reply(
+            content="<state_snapshot>looked at the workspace</state_snapshot>",
+            usage={"prompt_tokens": 1500, "completion_tokens": 50, "total_tokens": 1550},
+        ),
+        Reply(content="Two entries."),
+    ]
+    done = run(["run", "--approval-mode", "yolo", "what is here?"], env, ws)
+    assert (done.returncode, done.stdout) == (0, "Two entries.\n"), done.stderr
+    summary_request, after = server.requests[1:]
+    assert summary_request["messages"][0]["content"].startswith("You are the component")
+    assert [m["role"] for m in after["messages"]] == ["system", "user", "assistant", "tool"]
+    assert "looked at the workspace" in json.dumps(after["messages"][1])
+    assert "what is here?" not in json.dumps(after["messages"])
