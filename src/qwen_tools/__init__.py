@@ -14,6 +14,7 @@ if TYPE_CHECKING:  # the static view of the lazy exports below
     from qwen_tools.agent.events import (
         AgentEvent as AgentEvent,
         Finished as Finished,
+        HistoryCompressed as HistoryCompressed,
         ModelTurn as ModelTurn,
         Retrying as Retrying,
         StopReason as StopReason,
@@ -268,6 +269,7 @@ _EXPORTS: dict[str, str] = {
     "ToolCallOutput": "agent.events",
     "ToolCallFinished": "agent.events",
     "TurnFinished": "agent.events",
+    "HistoryCompressed": "agent.events",
     "Finished": "agent.events",
     "AgentEvent": "agent.events",
     "SubagentRunner": "subagents.protocol",
