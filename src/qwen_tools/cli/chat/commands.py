@@ -127,8 +127,8 @@ COMMANDS: tuple[Command, ...] = (
         session.resume,
     ),
     Command(
-        ("compress",),
-        "/compress",
+        ("compress", "summarize"),
+        "/compress [INSTRUCTIONS]",
         "replace the conversation with the model's summary of it",
         session.compress,
     ),

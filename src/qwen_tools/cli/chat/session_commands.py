@@ -222,8 +222,8 @@ def resume(host: SessionHost, arg: str) -> bool:
 
 
 def compress(host: SessionHost, _arg: str) -> bool:
-    """Only reached with an argument (the app runs ``/compress`` itself: it awaits the model)."""
-    host.console.print("Usage: /compress (no arguments)")
+    """Not reached in chat: the app runs ``/compress`` itself (it awaits the model)."""
+    host.console.print("Usage: /compress [INSTRUCTIONS]")
     return False
 
 
