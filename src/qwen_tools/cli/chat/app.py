@@ -56,6 +56,7 @@ class ChatApp:
         self.view.on_pause = self.terminal.restore
         self.view.on_resume = self.terminal.quiet
         self.view.typed = self.terminal.peek_typed
+        self.view.typed = self.terminal.peek_typed
         self._agent: AgentSession | None = None
         self.started = time.monotonic()
         self.turns = 0

@@ -2,10 +2,11 @@
 
 The box shows what would happen (the diff of an edit, the command, the MCP tool, the plan), a
 question and the answers of ``qwen-tools call``'s terminal confirmation (``1`` allow once,
-``2`` always, ``3`` modify with the external editor where offered, ``n`` no). A number, ``y``
-or ``n`` answers at once; arrows and Enter pick; Esc says no; Ctrl-C says no and cancels the
-whole turn. The dialog is a small prompt_toolkit application that erases itself when answered
-(the call's final box, printed when it finishes, keeps the record).
+``2`` always, ``3`` modify with the external editor where offered, ``n`` no, labelled as in
+Qwen Code "No, suggest changes (esc)"). A number, ``y`` or ``n`` answers at once; arrows and
+Enter pick; Esc says no; Ctrl-C says no and cancels the whole turn. The dialog is a small
+prompt_toolkit application that erases itself when answered (the call's final box, printed
+when it finishes, keeps the record).
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ if TYPE_CHECKING:
     from qwen_tools.registry.registry import ToolRegistry
 
 Choice = tuple[str, str, ToolConfirmationOutcome]
+
+REFUSE_LABEL = "No, suggest changes (esc)"
+"""The refusal, in Qwen Code's words: it ends the turn and the prompt comes back for them."""
 
 
 def question(details: ToolCallConfirmationDetails) -> str:
@@ -84,11 +88,12 @@ def dialog_renderable(
     from rich.text import Text
 
     answers = Text()
-    for position, (key, label, _) in enumerate(choices):
+    for position, (key, label, outcome) in enumerate(choices):
         mark = "● " if position == selected else "  "
         style = "bold green" if position == selected else ""
-        shown = "n" if key == "n" else key
-        answers.append(f"{mark}{shown}. {label}\n", style=style)
+        if outcome is ToolConfirmationOutcome.CANCEL:
+            label = REFUSE_LABEL
+        answers.append(f"{mark}{key}. {label}\n", style=style)
     answers.rstrip()
     body = Group(
         details_body(details, max_lines),

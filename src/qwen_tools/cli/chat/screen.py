@@ -3,7 +3,9 @@
 Finished things (a complete model message, a finished tool call) are printed once, above the
 live region, and stay in the terminal's scrollback. The live region holds what is still
 changing: the tail of the message being streamed, the boxes of calls still running (with the
-tail of a shell command's output) and a spinner line. One asyncio task redraws it ``FPS``
+tail of a shell command's output), the todo items not done yet ("Current tasks", as Qwen Code
+pins them), a spinner line (time, tokens received, how to cancel) and the text typed ahead
+for the next prompt. One asyncio task redraws it ``FPS``
 times a second (never per delta, so a fast stream cannot flood the terminal), and it is erased
 when the turn ends or a dialog needs the screen.
 """
@@ -18,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from qwen_tools.cli.chat.stream_view import TailView, message_renderable, thought_renderable
 from qwen_tools.cli.chat.tool_box import CallView
+from qwen_tools.contract.display import TodoListDisplay
 from qwen_tools.execution.scheduler import ToolCallStatus
 
 if TYPE_CHECKING:
@@ -54,6 +57,10 @@ class ChatView:
         """Called when the live region goes away (the app gives the terminal back)."""
         self.on_resume: Callable[[], None] | None = None
         """Called when it comes back (the app silences typed keys again)."""
+        self.typed: Callable[[], str] | None = None
+        """The text typed ahead during the turn, shown under the spinner."""
+        self._tokens = 0
+        self._todos: TodoListDisplay | None = None
 
     # -- turn lifecycle ---------------------------------------------------------------------
 
@@ -63,6 +70,7 @@ class ChatView:
         self._cancelling = False
         self._started = time.monotonic()
         self._status = "Thinking"
+        self._tokens = 0
         self.resume()
 
     def end_turn(self) -> None:
@@ -174,9 +182,12 @@ class ChatView:
             else:
                 self.notice(f"Retrying in {event.delay_s:.0f}s: {event.reason}", "yellow")
         elif isinstance(event, ev.ModelTurn):
-            if not self._text.strip() and event.completion.text.strip():
-                self._text = event.completion.text  # the answer was not streamed
+            completion = event.completion
+            if not self._text.strip() and completion.text.strip():
+                self._text = completion.text  # the answer was not streamed
+            usage = completion.usage
             self.end_message()
+            self._tokens += usage.completion_tokens if usage else len(completion.text) // 4
             for request in event.requests:
                 self._call(request)
         elif isinstance(event, ev.ToolCallScheduled):
@@ -190,6 +201,8 @@ class ChatView:
             self._update(event.request, ToolCallStatus.EXECUTING, output=event.output)
         elif isinstance(event, ev.ToolCallFinished):
             done = event.completed
+            if isinstance(done.display, TodoListDisplay):
+                self._todos = done.display
             self._update(done.request, ToolCallStatus(done.status), completed=done)
         elif isinstance(event, ev.TurnFinished):
             self._status = "Thinking"
@@ -252,15 +265,47 @@ class ChatView:
         if self._text.strip():
             parts.append(TailView(message_renderable(self._text.strip("\n")), room))
         parts.extend(view.render() for view in self._calls)
+        tasks = current_tasks(self._todos)
+        if tasks is not None:
+            parts.append(tasks)
         waiting = any(v.status is ToolCallStatus.AWAITING_APPROVAL for v in self._calls)
         if not waiting:
             elapsed = int(time.monotonic() - self._started)
             label = "Cancelling" if self._cancelling else self._status
+            tokens = self._tokens + len(self._text) // 4  # the part still streaming: estimated
+            received = f" · ↓ {tokens} tokens" if tokens else ""
             hint = Text.assemble(
-                (f"{label}… ", "bold cyan"), (f"({elapsed}s · ctrl+c to cancel)", "dim")
+                (f"{label}… ", "bold cyan"), (f"({elapsed}s{received} · esc to cancel)", "dim")
             )
             parts.append(Spinner("dots", text=hint, style="cyan"))
+        typed = self.typed() if self.typed is not None else ""
+        if typed:
+            parts.append(
+                Text.assemble(("> ", "bold"), (typed, ""), ("  (for the next prompt)", "dim"))
+            )
         return Group(*parts)
+
+
+def current_tasks(todos: TodoListDisplay | None) -> RenderableType | None:
+    """The todo items not done yet, numbered as in the whole list (``None`` when all are)."""
+    from rich import box
+    from rich.panel import Panel
+    from rich.text import Text
+
+    if todos is None:
+        return None
+    text = Text()
+    for number, todo in enumerate(todos.todos, 1):
+        if todo.status == "in_progress":
+            text.append(f"\n{number}. ◐ {todo.content}", style="bold")
+        elif todo.status != "completed":
+            text.append(f"\n{number}. ○ {todo.content}")
+    if not text:
+        return None
+    title = Text("Current tasks", style="bold")
+    return Panel(
+        title + text, box=box.ROUNDED, border_style="bright_black", padding=(0, 1), expand=False
+    )
 
 
 def _last_paragraph(text: str) -> str:

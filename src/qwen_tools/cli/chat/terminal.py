@@ -6,7 +6,8 @@ but signals on, so Ctrl-C arrives as ``SIGINT``. The first one aborts the turn's
 one, if the turn has still not ended, cancels the turn's task outright.
 
 While the live region shows, the terminal's input is read here: a lone Esc cancels the turn
-as Ctrl-C does, text typed ahead is kept for the next prompt (:meth:`TurnTerminal.take_typed`)
+as Ctrl-C does, text typed ahead is kept for the next prompt (:meth:`TurnTerminal.take_typed`;
+Backspace and Ctrl-U edit it, and the live region shows it, :meth:`TurnTerminal.peek_typed`)
 and other keys are dropped. Nothing typed during a turn is left in the terminal's buffer, so a
 stale Esc can never answer a later dialog or prompt.
 """
@@ -39,6 +40,7 @@ class TurnTerminal:
         self._reading = False
         self._on_escape: Callable[[], None] | None = None
         self._typed: list[str] = []
+        """The typed text, one character per item."""
         self._decoder = codecs.getincrementaldecoder("utf-8")("ignore")
 
     def quiet(self) -> None:
@@ -80,6 +82,20 @@ class TurnTerminal:
         typed, self._typed = "".join(self._typed), []
         return typed
 
+    def peek_typed(self) -> str:
+        """The text typed so far during this turn (shown under the spinner)."""
+        return "".join(self._typed)
+
+    def _type(self, text: str) -> None:
+        for char in text:
+            if char in _ERASE:
+                if self._typed:
+                    self._typed.pop()
+            elif char == _KILL:
+                self._typed.clear()
+            else:
+                self._typed.append(char)
+
     def _drain(self) -> bool:
         """Read what was typed; ``False`` when nothing more can be read."""
         try:
@@ -93,7 +109,7 @@ class TurnTerminal:
                     asyncio.get_running_loop().remove_reader(self.fd)
             return False
         escape, text = parse_keys(data)
-        self._typed.append(self._decoder.decode(text))
+        self._type(self._decoder.decode(text))
         if escape and self._on_escape is not None:
             self._on_escape()
         return True
@@ -147,8 +163,15 @@ def _ignore() -> None:
     return None
 
 
+_ERASE = "\x7f\b"
+_KILL = "\x15"
+_EDITING = frozenset({0x7F, 0x08, 0x15})
+"""Backspace (DEL or ^H) and Ctrl-U, kept by :func:`parse_keys` to edit the typed text."""
+
+
 def parse_keys(data: bytes) -> tuple[bool, bytes]:
-    """Whether ``data`` holds a lone Esc, and its printable text (sequences and controls out).
+    """Whether ``data`` holds a lone Esc, and its printable text (sequences and controls out,
+    except Backspace and Ctrl-U).
 
     A terminal sends Esc as a lone ``ESC`` byte; arrows and function keys are ``ESC [`` or
     ``ESC O`` sequences, Alt-x is ``ESC x``: those are not Esc.
@@ -170,6 +193,6 @@ def parse_keys(data: bytes) -> tuple[bool, bytes]:
                 index += 1
             else:
                 index += 1  # Alt + key
-        elif byte >= 0x20 and byte != 0x7F:
+        elif byte >= 0x20 or byte in _EDITING:
             text.append(byte)
     return escape, bytes(text)

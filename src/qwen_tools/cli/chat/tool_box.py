@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 LIVE_TAIL_LINES = 8
 """Lines of a running command's output shown in its box."""
+TITLE_CHARS = 300
+"""The longest description shown in a box's title (a longer one ends with ``…``)."""
 
 GLYPHS: dict[ToolCallStatus, tuple[str, str]] = {
     ToolCallStatus.VALIDATING: ("o", "dim"),
@@ -114,18 +116,23 @@ class CallView:
         return Panel(content, box=box.ROUNDED, border_style=self._border(), padding=(0, 1))
 
     def title(self) -> RenderableType:
-        """``<glyph> <Name> <description> (duration)`` on one line."""
+        """``<glyph> <Name> <description> (duration)``, wrapped (as Qwen Code: a long command
+        is read whole), its description's first line only and at most ``TITLE_CHARS`` long."""
+        from rich.table import Table
         from rich.text import Text
 
         glyph, style = GLYPHS[self.status]
-        text = Text(no_wrap=True, overflow="ellipsis")
-        text.append(f"{glyph} ", style=style)
+        text = Text(overflow="fold")
         text.append(self.name, style="bold")
         if self.description:
-            text.append(f" {self.description}", style="dim")
+            text.append(f" {_one_line(self.description)}", style="dim")
         if self.completed is not None and not self.asked and self.completed.duration_ms >= 1000:
             text.append(f" ({self.completed.duration_ms / 1000:.1f}s)", style="dim")
-        return text
+        grid = Table.grid(padding=(0, 1))  # a wrapped title stays right of the glyph
+        grid.add_column(width=1, no_wrap=True)
+        grid.add_column()
+        grid.add_row(Text(glyph, style=style), text)
+        return grid
 
     def _border(self) -> str:
         if self.status is ToolCallStatus.AWAITING_APPROVAL:
@@ -159,6 +166,14 @@ class CallView:
         from rich.console import Group
 
         return Group(shown, Text(_short_reason(completed), style=style))
+
+
+def _one_line(description: str) -> str:
+    lines = description.strip().splitlines() or [""]
+    first = lines[0]
+    if len(lines) > 1 or len(first) > TITLE_CHARS:
+        return first[: TITLE_CHARS - 1].rstrip() + "…"
+    return first
 
 
 def _short_reason(completed: CompletedToolCall) -> str:
