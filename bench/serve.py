@@ -20,7 +20,8 @@ The server's CPU time (user + system, from ``/proc/<pid>/stat``) is read before 
 CPU per call = delta / calls. Latency is each call's round trip as the client sees it (p50,
 p99). The servers are measured one after the other at each level, in alternating order per
 round (``--rounds``), so load from elsewhere on the machine hits both alike; compare the
-ratio within one run.
+ratio within one run. ``bench/serve_breakdown.py`` splits our own part of a call (session open
+and close, first and later calls, scheduler, tool) in process.
 """
 
 from __future__ import annotations
