@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from qwen_tools.cli.chat.commands import run_command
 from qwen_tools.cli.chat.prompt import INTERRUPT, ChatPrompt, history_path
-from qwen_tools.cli.chat.saved_chats import find_chat, new_chat_id, save_chat
+from qwen_tools.cli.chat.saved_chats import Shown, find_chat, new_chat_id, save_chat
 from qwen_tools.cli.chat.screen import ChatView
 from qwen_tools.cli.chat.session_commands import summary
 from qwen_tools.cli.chat.terminal import TurnTerminal
@@ -56,12 +56,13 @@ class ChatApp:
         self.view.on_pause = self.terminal.restore
         self.view.on_resume = self.terminal.quiet
         self.view.typed = self.terminal.peek_typed
-        self.view.typed = self.terminal.peek_typed
         self._agent: AgentSession | None = None
         self.started = time.monotonic()
         self.turns = 0
         self.last_answer = ""
         self.chat_id = new_chat_id()
+        self.shown = Shown()
+        """What the screen showed beyond the messages (saved with them, for ``/resume``)."""
         self.context_tokens = 0
         self._pending: list[str] = []
         r"""Texts sent before the next prompt (the reports of ``!command``\ s)."""
@@ -94,6 +95,7 @@ class ChatApp:
         if self._agent is not None:
             if self._loop is not None and len(self._loop.history):
                 self.chat_id = new_chat_id()  # the old chat stays saved under its id
+            self.shown = Shown()
             self._loop = self._agent.new_loop(on_event=self._on_event)
             self._loop.end_on_refusal = True  # a refusal gives the prompt back, as Qwen Code
 
@@ -106,7 +108,10 @@ class ChatApp:
         self.new_conversation()
         assert self._loop is not None
         self._loop.history.extend(chat.messages)
-        self.chat_id = chat.chat_id
+        self.chat_id, self.shown = chat.chat_id, chat.shown
+        from qwen_tools.cli.chat.transcript import redraw
+
+        redraw(self.console, chat, self.registry)  # the conversation as it was shown
         self.console.print(
             f"Resumed chat {chat.chat_id} ({len(chat.messages)} messages): {chat.title}",
             highlight=False,
@@ -135,6 +140,7 @@ class ChatApp:
         from qwen_tools.agent.events import HistoryCompressed, TurnFinished
 
         self.view.handle(event)
+        self.shown.note(event)
         if isinstance(event, HistoryCompressed):
             from qwen_tools.cli.chat.compress import auto_compression_line
 
@@ -162,7 +168,9 @@ class ChatApp:
         if loop is None:
             return
         try:
-            save_chat(self.config, self.chat_id, self.model.model, loop.history.messages)
+            save_chat(
+                self.config, self.chat_id, self.model.model, loop.history.messages, self.shown
+            )
         except OSError as error:
             self.console.print(f"[yellow]Could not save the chat:[/] {error}", highlight=False)
 
@@ -283,6 +291,7 @@ class ChatApp:
         self._controller = controller
         history_length = len(loop.history)
         self.turns += 1
+        self.shown.prompts.append(text)
         parts: list[dict[str, Any]] = [
             {"type": "text", "text": part} for part in [*self._pending, text]
         ]
