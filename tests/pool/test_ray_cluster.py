@@ -5,6 +5,7 @@ worker's, and takes its background shells with it (daemonised ones too), without
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import time
@@ -47,25 +48,29 @@ _SHELLS = {
 }
 
 
-def _start(pool: SessionPool, sid: str) -> dict[str, int]:
-    """Start the background shells in ``sid``; their pids (and start times), once written."""
+def _start(pool: SessionPool, sid: str, tracking: str) -> dict[str, int]:
+    """Start the background shells in ``sid``, its worker tracking process trees by
+    ``tracking`` (``proc``: marks and sessions, ``cgroup``); their pids, once written."""
+
+    async def track(session: object, workspace: object, mode: str) -> None:
+        from qwen_tools.process import supervisor
+
+        supervisor.set_tracking(mode)
+
+    asyncio.run(pool.run_async(sid, track, tracking))
     done = pool.call(sid, "run_shell_command", {"command": "pwd"})
     workspace = Path(done.response_text.split("\nOutput: ", 1)[1].split("\n", 1)[0])
-    kinds = [k for k in _SHELLS if k != "bare" or supervisor.cgroups_available()]
+    kinds = [k for k in _SHELLS if k != "bare" or tracking == "cgroup"]
     for kind in kinds:
         args = {"command": _SHELLS[kind], "is_background": True}
-        assert pool.call(sid, "run_shell_command", args).status == "success"
+        done = pool.call(sid, "run_shell_command", args)
+        assert done.status == "success", done.response_text
     pids: dict[str, int] = {}
     deadline = time.monotonic() + 30
     while len(pids) < len(kinds) and time.monotonic() < deadline:
         for kind in kinds:
-            text = (
-                (workspace / f"{kind}.pid").read_text()
-                if (workspace / f"{kind}.pid").exists()
-                else ""
-            )
-            if text.strip():
-                pids[kind] = int(text)
+            with contextlib.suppress(FileNotFoundError, ValueError):
+                pids[kind] = int((workspace / f"{kind}.pid").read_text())
         time.sleep(0.02)
     assert set(pids) == set(kinds) and not any(_pid_gone(pid) for pid in pids.values())
     return pids
@@ -95,6 +100,7 @@ def test_a_killed_worker_loses_only_its_sessions(cluster: Any, tmp_path: Path) -
         assert len(doomed) == 2 and len(kept) == 2
         for sid in sids:
             pool.call(sid, "run_shell_command", {"command": f"echo {sid} > mine.txt"})
+        shells = _start(pool, doomed[0], "proc")
         pid = infos[0]["pid"]
 
         async def in_flight() -> BaseException | None:
@@ -112,6 +118,7 @@ def test_a_killed_worker_loses_only_its_sessions(cluster: Any, tmp_path: Path) -
         # unavailable; the pool confirms it restarted), not a transient error
         lost_call = asyncio.run(in_flight())
         assert isinstance(lost_call, SessionLost) and "worker died" in str(lost_call)
+        assert _all_gone(shells) == {}  # its background shells died with it
         for sid in doomed:
             with pytest.raises(SessionLost) as lost:
                 pool.call(sid, "glob", {"pattern": "*"})
@@ -123,8 +130,15 @@ def test_a_killed_worker_loses_only_its_sessions(cluster: Any, tmp_path: Path) -
             done = pool.call(sid, "read_file", {"absolute_path": "mine.txt"})
             assert done.status == "error"  # relative paths are refused, as locally
             assert f"+{sid}" in pool.diff(sid)
-        fresh = pool.open(template)  # the pool goes on (Ray restarts the dead worker)
+        fresh = pool.open(
+            template, approval_mode="yolo"
+        )  # the pool goes on (Ray restarts the dead worker)
         assert pool.call(fresh, "glob", {"pattern": "*.txt"}).status == "success"
+        if supervisor.cgroups_available():  # and the restarted worker's shells die with it too
+            assert pool.worker_of(fresh) == 0
+            shells = _start(pool, fresh, "cgroup")
+            os.kill(pool.info()[0]["pid"], signal.SIGKILL)
+            assert _all_gone(shells) == {}
         for sid in doomed:
             pool.close(sid)  # closing a lost session is a no-op
     finally:

@@ -15,7 +15,8 @@ pool.close(sid)
 
 * :mod:`.pool` — :class:`SessionPool`: sessions spread over Ray worker actors;
   :mod:`.worker` — ``PoolWorker``, the body of one actor; :mod:`.coalesce` — concurrent calls
-  to one worker sent as one Ray task;
+  to one worker sent as one Ray task; :mod:`.failures` — a dead worker told from a transient
+  Ray error; :mod:`.guardian` — a worker's commands ended when it dies, even by ``SIGKILL``;
 * :mod:`.host` — :class:`SessionHost`: the sessions of one process, each in a workspace of its
   own; :mod:`.workspace` — those workspaces (a copy per session, its changes as a diff);
 * :mod:`.template` — :class:`Template`: what a session's workspace starts as;

@@ -8,6 +8,11 @@ sessions are lost: calls for them raise :class:`~.errors.SessionLost`). Each sta
 *incarnation* (a random id): the pool notes the incarnation a session was opened on and sends
 it with every call, so a restarted worker tells a session of its dead predecessor
 (``SessionLost`` with ``worker_died``) from one that was merely closed.
+
+A worker that dies without cleaning up (``SIGKILL``) takes its commands with it: a guardian
+process ends them (:mod:`.guardian`; the worker notes every command it spawns in a ledger next
+to its directory, ``qwen-pool-<name>.<pid>.ledger``), and the next worker started with the
+same base directory reaps what a dead worker's guardian could not.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from typing import Any
 
 from qwen_tools.execution.call_types import CompletedToolCall, ToolCallRequest
 from qwen_tools.pool.errors import SessionLost
+from qwen_tools.pool.guardian import Ledger, marks_of_this_process, start_guardian, sweep
 from qwen_tools.pool.host import SessionHost
 from qwen_tools.pool.template import Template
 
@@ -55,9 +61,16 @@ class PoolWorker:
     ) -> None:
         parent = Path(base or tempfile.gettempdir())
         root = parent / f"qwen-pool-{name}"
+        sweep(parent)  # what dead workers (this one's last incarnation too) left running
         shutil.rmtree(root, ignore_errors=True)
         self.host = SessionHost(root, settings=settings, sandbox=sandbox, hide=parent)
         self.incarnation = uuid.uuid4().hex
+        from qwen_tools.shell.execution import watch_spawns
+
+        ledger = parent / f"qwen-pool-{name}.{os.getpid()}.ledger"
+        self._ledger = Ledger(ledger, marks_of_this_process())
+        watch_spawns(self._ledger.note)
+        self._guardian = start_guardian(ledger)
 
     async def current(self) -> str:
         """This worker's incarnation (a new one each time Ray restarts it)."""
@@ -143,3 +156,4 @@ class PoolWorker:
         """Close every session and remove the worker's directory."""
         await self.host.aclose()
         shutil.rmtree(self.host.root, ignore_errors=True)
+        self._ledger.close()  # a clean end: the guardian finds nothing to do

@@ -48,6 +48,7 @@ __all__ = [
     "shell_env",
     "spawn_error_message",
     "spawn_process",
+    "watch_spawns",
 ]
 
 INTERNAL_SECRET_ENV_VARS = frozenset(
@@ -125,6 +126,15 @@ class PipeReader:
             self.eof.set_result(None)
 
 
+_spawn_watchers: list[Callable[[int], None]] = []
+
+
+def watch_spawns(callback: Callable[[int], None]) -> None:
+    """Call ``callback(leader pid)`` for every command this process spawns from now on (a pool
+    worker notes them for its guardian: :mod:`qwen_tools.pool.guardian`)."""
+    _spawn_watchers.append(callback)
+
+
 async def spawn_process(
     argv: Sequence[str],
     *,
@@ -165,6 +175,8 @@ async def spawn_process(
     os.close(out_w)
     os.close(err_w)
     tree = launch.started(proc.pid)
+    for watcher in _spawn_watchers:
+        watcher(proc.pid)
     if tree is not None:
 
         def leader_exited(waited: asyncio.Future[int]) -> None:
