@@ -8,6 +8,7 @@ shows its last part after one line saying how many earlier messages are not show
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from pathlib import Path
@@ -110,3 +111,37 @@ def test_resume_of_a_long_chat_shows_its_last_part(chat: Any, tmp_path: Path) ->
     assert hidden > 0 and hidden + len(questions) + len(answers) == 80
     assert [int(n) for n in answers] == list(range(40 - len(answers), 40))
     assert len(redrawn[0].splitlines()) < 3 * SIZE[0]  # about two screens, not the whole chat
+
+
+def test_a_compressed_chat_and_its_calls_are_redrawn_from_what_was_saved(tmp_path: Path) -> None:
+    from rich.console import Console
+
+    from qwen_tools.agent.compression_texts import ACKNOWLEDGEMENT, summary_text
+    from qwen_tools.cli.chat.saved_chats import SavedChat, Shown, display_json
+    from qwen_tools.cli.chat.transcript import redraw
+    from qwen_tools.contract.display import TodoItem, TodoListDisplay
+    from qwen_tools.registry.registry import ToolRegistry
+
+    todos = TodoListDisplay(todos=(TodoItem("1", "write tests", "completed"),))
+    todo_call = {"id": "c1", "type": "function", "function": {"name": "todo_write"}}
+    shell_call = {"id": "c2", "type": "function", "function": {"name": "run_shell_command"}}
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": [{"type": "text", "text": summary_text("<state/>")}]},
+        {"role": "assistant", "content": ACKNOWLEDGEMENT},
+        {"role": "user", "content": [{"type": "text", "text": "go on"}]},
+        {"role": "assistant", "content": None, "tool_calls": [todo_call, shell_call]},
+        {"role": "tool", "tool_call_id": "c1", "content": "Todos updated."},
+        {"role": "tool", "tool_call_id": "c2", "content": "Command failed: exit 3"},
+    ]
+    shown = Shown(prompts=["go on"])
+    shown.calls["c1"] = {"status": "success", "display": display_json(todos)}
+    shown.calls["c2"] = {"status": "error", "display": "Command failed: exit 3"}
+    saved = SavedChat("id", tmp_path / "id.json", 0.0, messages, shown)
+    screen = io.StringIO()
+    redraw(Console(file=screen, width=80, height=24, color_system=None), saved, ToolRegistry())
+    lines = [line.strip(" │") for line in screen.getvalue().splitlines()]
+    assert lines[0] == "✦ Earlier messages were compressed into a summary for the model."
+    assert lines[1:4] == ["", "> go on", "╭" + "─" * 78 + "╮"]
+    assert lines[4].startswith("✓ todo_write") and lines[5] == "● write tests"
+    assert lines[8].startswith("x run_shell_command") and lines[9] == "Command failed: exit 3"
+    assert ACKNOWLEDGEMENT not in screen.getvalue()

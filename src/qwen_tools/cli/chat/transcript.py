@@ -5,7 +5,8 @@ the ``!command`` runs it reported; an assistant message its text (``✦`` and Ma
 :mod:`.stream_view` prints it) and one box per tool call, finished as the live view left it
 (:class:`~.tool_box.CallView`: status glyph, description, diff, todo list or text, with the
 status and display kept in :class:`~.saved_chats.Shown`). System reminders, attached file
-contents and other text the model alone was sent are not shown. A long chat shows its last
+contents and other text the model alone was sent are not shown; a summary left by compression
+is one dim line. A long chat shows its last
 entries (about two screens) after a line saying how many earlier ones are not shown.
 """
 
@@ -16,6 +17,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from qwen_tools.agent.compression_texts import ACKNOWLEDGEMENT, RESUME_TRAILER
 from qwen_tools.cli.chat.saved_chats import display_from_json
 
 if TYPE_CHECKING:
@@ -32,6 +34,7 @@ _SHELL = re.compile(
     re.DOTALL,
 )
 _MODEL_ONLY = ("<system-reminder>", "\n--- Content from referenced files ---", "<qwen:")
+COMPRESSED = "✦ Earlier messages were compressed into a summary for the model."
 
 
 def _texts(content: Any) -> list[str]:
@@ -51,7 +54,9 @@ def _user_entries(message: dict[str, Any], shown: Shown) -> Iterator[RenderableT
     typed = set(shown.prompts)
     for text in _texts(message.get("content")):
         shell = _SHELL.match(text)
-        if shell:
+        if text.endswith(RESUME_TRAILER):
+            yield Text(COMPRESSED, style="dim")
+        elif shell:
             line = Text.assemble(("!", "magenta"), f" {shell['command']}")
             yield Group(line, text_tail(shell["output"]))
         elif text in typed or (not typed and text.strip() and not text.startswith(_MODEL_ONLY)):
@@ -111,7 +116,7 @@ def entries(chat: SavedChat, registry: ToolRegistry) -> list[RenderableType]:
                 shown.append(Group(Text(""), entry) if shown else entry)
         elif role == "assistant":
             text = "\n".join(_texts(message.get("content"))).strip("\n")
-            if text.strip():
+            if text.strip() and text != ACKNOWLEDGEMENT:  # (the answer to a summary)
                 shown.append(message_renderable(text))
             for call in message.get("tool_calls") or []:
                 if isinstance(call, dict):
