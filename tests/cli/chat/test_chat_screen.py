@@ -1,9 +1,10 @@
 """What ``qwen-tools chat`` shows that Qwen Code 0.24.4 shows too, at 80×24 in a real pty.
 
 Found side by side in tmux (notes: tmux-compare): links with their address, numbered items
-``1.``, a long command's title read whole (wrapped), the refusal labelled "(esc)", the pinned
-"Current tasks" (todo items not done yet) while a turn runs, the spinner's tokens and
-"esc to cancel", and what is typed ahead shown (and editable with Backspace) during the turn.
+``1.``, a long command's title read whole (wrapped), an error's message (not "File not
+found."), the refusal labelled "(esc)", the pinned "Current tasks" (todo items not done yet)
+while a turn runs, the spinner's tokens and "esc to cancel", and what is typed ahead shown (and
+editable with Backspace) during the turn.
 """
 
 from __future__ import annotations
@@ -25,10 +26,11 @@ TODOS = [
 
 def test_a_turn_on_screen_as_in_qwen_code(chat: Any, ws: Path) -> None:
     command = "while [ ! -e go ]; do sleep 0.05; done; echo finished-the-check # waits for go"
+    missing = {"file_path": str(ws / "gone.txt")}
     hold = threading.Event()
     script = [
         Reply(content=ANSWER),
-        Reply(tool_calls=[call("todo_write", {"todos": TODOS})]),
+        Reply(tool_calls=[call("todo_write", {"todos": TODOS}), call("read_file", missing)]),
         Reply(tool_calls=[call("run_shell_command", {"command": command})]),
         Reply(content="The check ran, and this answer streams slowly.", hold=hold),
     ]
@@ -40,6 +42,8 @@ def test_a_turn_on_screen_as_in_qwen_code(chat: Any, ws: Path) -> None:
         term.expect(r" 1\. Read it\s+2\. Try it")
         term.prompt()
         term.send("plan and check\r")
+        term.expect(r"x ReadFile gone\.txt")
+        term.expect(r"File not found:[\s│]+/\S+/gone\.txt")  # the error's message: the path
         term.expect(r"\? Shell while \[ ! -e go \]; do sleep 0\.05; done; echo finished-the-check")
         term.expect(r"│\s+(# )?waits for go\s+│")  # the title wraps: its end is not cut off
         term.expect("Allow execution of:")

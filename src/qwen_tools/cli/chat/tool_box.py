@@ -158,7 +158,10 @@ class CallView:
             return display_view(display, markdown=self.markdown)
         style = "red" if completed.status == "error" else "yellow"
         if isinstance(display, str) or display is None:
-            message = display or completed.response_text
+            # an error shows its message (what the model gets), as Qwen Code: a string display
+            # such as "File not found." would not say which file
+            error = completed.status == "error"
+            message = completed.response_text if error else display or completed.response_text
             return text_tail(message, 6, style=style) if message.strip() else None
         shown = display_view(display)
         if shown is None:
