@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from qwen_tools.agent.compression_texts import ACKNOWLEDGEMENT, RESUME_TRAILER
@@ -96,8 +97,13 @@ def _call_box(
     return view.render()
 
 
-def entries(chat: SavedChat, registry: ToolRegistry) -> list[RenderableType]:
-    """What the chat showed, one renderable per prompt, answer or tool call."""
+def _ready(renderable: RenderableType) -> RenderableType:
+    return renderable
+
+
+def entries(chat: SavedChat, registry: ToolRegistry) -> list[Callable[[], RenderableType]]:
+    """What the chat showed, one entry per prompt, answer or tool call; each one builds its
+    renderable when called (a long chat only renders the entries it shows)."""
     from rich.console import Group
     from rich.text import Text
 
@@ -108,20 +114,20 @@ def entries(chat: SavedChat, registry: ToolRegistry) -> list[RenderableType]:
         for message in chat.messages
         if message.get("role") == "tool"
     }
-    shown: list[RenderableType] = []
+    shown: list[Callable[[], RenderableType]] = []
     for message in chat.messages:
         role = message.get("role")
         if role == "user":
             for entry in _user_entries(message, chat.shown):  # a blank line between turns
-                shown.append(Group(Text(""), entry) if shown else entry)
+                shown.append(partial(_ready, Group(Text(""), entry) if shown else entry))
         elif role == "assistant":
             text = "\n".join(_texts(message.get("content"))).strip("\n")
             if text.strip() and text != ACKNOWLEDGEMENT:  # (the answer to a summary)
-                shown.append(message_renderable(text))
+                shown.append(partial(message_renderable, text))
             for call in message.get("tool_calls") or []:
                 if isinstance(call, dict):
                     result = results.get(str(call.get("id")))
-                    shown.append(_call_box(registry, call, result, chat.shown))
+                    shown.append(partial(_call_box, registry, call, result, chat.shown))
     return shown
 
 
@@ -132,7 +138,8 @@ def redraw(console: Console, chat: SavedChat, registry: ToolRegistry) -> None:
     shown = entries(chat, registry)
     budget = max(2 * console.height, 40)
     kept: list[RenderableType] = []
-    for renderable in reversed(shown[-MAX_ENTRIES:]):
+    for entry in reversed(shown[-MAX_ENTRIES:]):
+        renderable = entry()
         height = len(console.render_lines(renderable, console.options, pad=False))
         if kept and height > budget:
             break
