@@ -63,7 +63,8 @@ def test_a_turn_on_screen_as_in_qwen_code(chat: Any, ws: Path) -> None:
         term.expect(r"this answer streams slowly\.")
         term.expect(r"> next steps(?!  \()")  # now in the prompt
         term.send("\r")
-        term.expect("Done.")
+        shown = term.expect(r"(?s).*Done\.")[0]
+        assert "Current tasks" not in shown  # the next prompt's turn wrote no todos: none pinned
         term.prompt()
         term.send("/quit\r")
         assert term.finish() == 0

@@ -71,6 +71,7 @@ class ChatView:
         self._started = time.monotonic()
         self._status = "Thinking"
         self._tokens = 0
+        self._todos = None  # pinned only once this prompt's turn writes its todos
         self.resume()
 
     def end_turn(self) -> None:
