@@ -4,6 +4,7 @@ and a rollout of 200 tasks against the fake model server."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 
 from qwen_tools import Session
 from qwen_tools.model.model_config import ModelConfig
-from qwen_tools.pool import SessionLost, Template
+from qwen_tools.pool import SessionLost, Template, WorkerUnavailable
 from qwen_tools.pool.pool import SessionPool
 from qwen_tools.rollout import RolloutRunner, RolloutTask
 from qwen_tools.rollout.backends import RayBackend
@@ -129,7 +130,22 @@ async def test_a_rollout_of_200_tasks(pool: SessionPool, tmp_path: Path) -> None
     assert all(info["sessions"] == 0 for info in pool.info())
 
 
-async def test_concurrent_calls_are_coalesced_yet_answered_one_by_one(pool: SessionPool) -> None:
+@pytest.mark.parametrize("route", ["channel", "ray"])
+async def test_concurrent_calls_are_answered_one_by_one(pool: SessionPool, route: str) -> None:
+    """Through the workers' sockets, and as coalesced Ray tasks (the route to a worker on
+    another node)."""
+
+    paths = list(pool._channels.paths)
+    assert all(paths)  # the driver runs on the workers' node
+    if route == "ray":
+        pool._channels.paths = [None] * len(paths)
+    try:
+        await _concurrent_calls(pool)
+    finally:
+        pool._channels.paths = paths
+
+
+async def _concurrent_calls(pool: SessionPool) -> None:
     import asyncio
 
     template = Template.from_files({"a.txt": "a\n"})
@@ -182,3 +198,27 @@ async def test_a_ray_error_raised_inside_a_worker_keeps_its_sessions(
         assert (await pool.call_async(one, "glob", {"pattern": "*.txt"})).status == "success"
         assert pool.call(one, "glob", {"pattern": "*.txt"}).status == "success"
         await pool.close_async(one)
+
+
+async def test_a_broken_channel_fails_the_call_in_flight_and_keeps_the_session(
+    pool: SessionPool,
+) -> None:
+    """The driver's socket to a worker breaks under a call: that call gets WorkerUnavailable
+    (Ray confirms the worker lives), the session stays, the next call reconnects; the socket
+    is its user's alone."""
+    import asyncio
+    import stat
+
+    sid = await pool.open_async(Template.from_files({"a.txt": "a\n"}), approval_mode="yolo")
+    assert (await pool.call_async(sid, "glob", {"pattern": "*.txt"})).status == "success"
+    path = pool._channels.paths[pool.worker_of(sid)]
+    assert path is not None and stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    args = {"command": "sleep 1 # intentional-sleep: a call in flight"}
+    call = asyncio.ensure_future(pool.call_async(sid, "run_shell_command", args))
+    await asyncio.sleep(0)
+    pool._channels.close()
+    with pytest.raises(WorkerUnavailable) as unavailable:
+        await call
+    assert unavailable.value.session_id == sid and "ChannelBroken" in str(unavailable.value)
+    assert (await pool.call_async(sid, "glob", {"pattern": "*.txt"})).status == "success"
+    await pool.close_async(sid)

@@ -23,9 +23,16 @@ pool.close(sid)
 * :mod:`.errors` — :class:`SessionLost`, :class:`WorkerUnavailable` and :class:`PoolError`.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from qwen_tools.pool.errors import PoolError, SessionLost, WorkerUnavailable
-from qwen_tools.pool.host import SessionHost
-from qwen_tools.pool.template import Template
+
+if TYPE_CHECKING:
+    from qwen_tools.pool.host import SessionHost
+    from qwen_tools.pool.pool import SessionPool
+    from qwen_tools.pool.template import Template
 
 __all__ = [
     "PoolError",
@@ -38,8 +45,18 @@ __all__ = [
 
 
 def __getattr__(name: str) -> object:
-    if name == "SessionPool":  # imports ray only when asked for
+    # imported when asked for: the pool imports ray, the host the whole session stack (the
+    # guardian, ``python -m qwen_tools.pool.guardian``, needs neither)
+    if name == "SessionPool":
         from qwen_tools.pool.pool import SessionPool
 
         return SessionPool
+    if name == "SessionHost":
+        from qwen_tools.pool.host import SessionHost
+
+        return SessionHost
+    if name == "Template":
+        from qwen_tools.pool.template import Template
+
+        return Template
     raise AttributeError(name)

@@ -3,10 +3,10 @@
 A Ray error on a call says little by itself: ``ActorDiedError`` means the worker is dead, but
 ``ActorUnavailableError`` (what a call in flight gets when its worker is killed and Ray
 restarts it, and also what a network blip gives) means only that the worker could not be
-reached. :func:`verdict` sorts an error; for the unsure ones the pool asks the worker for its
-incarnation (:func:`probe` and :func:`probe_async`, bounded waits): a new incarnation (or
-``ActorDiedError``) confirms the death, the same one says the worker lives and its sessions
-are kept. Errors that are not about the actor (a task that could not run, a lost object, a
+reached; so does a broken channel (:mod:`.channel`). :func:`verdict` sorts an error; for the
+unsure ones the pool asks the worker, through Ray, for its route (:func:`probe` and
+:func:`probe_async`, bounded waits): a new incarnation (or ``ActorDiedError``) confirms the
+death, the same one says the worker lives and its sessions are kept. Errors that are not about the actor (a task that could not run, a lost object, a
 timeout) are the call's own and are raised as they are.
 """
 
@@ -28,9 +28,11 @@ def verdict(exc: BaseException) -> Literal["dead", "unsure", "other"]:
     """``dead``: the worker died; ``unsure``: it could not be reached; ``other``: not about it."""
     from ray.exceptions import ActorDiedError, RayActorError
 
+    from qwen_tools.pool.channel import ChannelBroken
+
     if isinstance(exc, ActorDiedError):
         return "dead"
-    if isinstance(exc, RayActorError):
+    if isinstance(exc, RayActorError | ChannelBroken):
         return "unsure"
     return "other"
 
@@ -41,15 +43,16 @@ def describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {lines[0] if lines else ''}".rstrip(": ")
 
 
-def probe(worker: Any) -> str | BaseException:
-    """The worker's incarnation now, or the error that stopped us from learning it (blocking)."""
+def probe(worker: Any) -> dict[str, Any] | BaseException:
+    """The worker's route now (its incarnation, node and channel: ``PoolWorker.route``), or
+    the error that stopped us from learning it (blocking)."""
     import ray
     from ray.exceptions import ActorUnavailableError
 
     deadline = time.monotonic() + PROBE_S
     while True:
         try:
-            found: str = ray.get(worker.current.remote(), timeout=PROBE_S)
+            found: dict[str, Any] = ray.get(worker.route.remote(), timeout=PROBE_S)
             return found
         except ActorUnavailableError as exc:
             if time.monotonic() >= deadline:
@@ -59,7 +62,7 @@ def probe(worker: Any) -> str | BaseException:
             return exc
 
 
-async def probe_async(worker: Any) -> str | BaseException:
+async def probe_async(worker: Any) -> dict[str, Any] | BaseException:
     """:func:`probe`, awaited."""
     from ray.exceptions import ActorUnavailableError
 
@@ -67,7 +70,7 @@ async def probe_async(worker: Any) -> str | BaseException:
     deadline = loop.time() + PROBE_S
     while True:
         try:
-            found: str = await asyncio.wait_for(_awaited(worker.current.remote()), PROBE_S)
+            found: dict[str, Any] = await asyncio.wait_for(_awaited(worker.route.remote()), PROBE_S)
             return found
         except ActorUnavailableError as exc:
             if loop.time() >= deadline:

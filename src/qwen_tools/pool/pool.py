@@ -6,21 +6,25 @@ strategy) and restarted by Ray if they die, but a dead worker's sessions are gon
 them raise :class:`~.errors.SessionLost`, while the other workers' sessions go on.
 
 Every method has a blocking form (``call``) and an awaitable one (``call_async``), for a
-driver that runs many sessions at once from one event loop.
+driver that runs many sessions at once from one event loop. The awaitable calls to a worker on
+the driver's own node go through its Unix-socket channel (:mod:`.channel`), the others as Ray
+tasks, those of one loop turn together (:mod:`.coalesce`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import uuid
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from qwen_tools.config.tool_settings import ApprovalMode
 from qwen_tools.execution.call_types import CompletedToolCall, ToolCallRequest
+from qwen_tools.pool.channel import Channels
 from qwen_tools.pool.coalesce import Coalescer
 from qwen_tools.pool.errors import PoolError, SessionLost, WorkerUnavailable
 from qwen_tools.pool.failures import describe, probe, probe_async, verdict
+from qwen_tools.pool.opening import Opening
 from qwen_tools.pool.template import Template
 from qwen_tools.pool.worker import PoolWorker
 
@@ -40,13 +44,15 @@ class SessionPool:
         sandbox: bool | None = None,
         base_dir: str | None = None,
         max_concurrency: int = 10_000,
+        channel: bool = True,
     ) -> None:
         """Start ``workers`` actors (joining the cluster at ``address`` first when Ray is not
         initialised; ``"auto"`` finds a running one). ``num_cpus``: reserved per worker;
         ``settings``: settings every session gets; ``sandbox``: the confined bwrap sandbox
         (default: where bwrap works on the worker's node); ``base_dir``: where workers keep
         their workspaces (default: the node's temp dir; give a directory used for nothing
-        else: sandboxed shells see none of it but their own workspace)."""
+        else: sandboxed shells see none of it but their own workspace); ``channel``: send the
+        awaitable calls to workers on this node through their sockets (:mod:`.channel`)."""
         import ray
 
         if workers < 1:
@@ -71,7 +77,10 @@ class SessionPool:
         self._lost: dict[str, str] = {}
         self._shared: dict[str, Template] = {}
         self._closed = False
-        ray.get([worker.info.remote() for worker in self._workers])  # all up before use
+        infos = ray.get([worker.info.remote() for worker in self._workers])  # all up before use
+        self._channels = Channels(workers, _node() if channel else None)
+        for index, info in enumerate(infos):
+            self._channels.route(index, info)
 
     @property
     def workers(self) -> list[Any]:
@@ -130,12 +139,15 @@ class SessionPool:
         index: int,
         born: str,
         exc: BaseException,
-        now: str | BaseException | None,
+        now: dict[str, Any] | BaseException | None,
     ) -> BaseException:
         """What the caller gets when Ray failed the call: ``SessionLost`` only for a worker
-        found dead (``ActorDiedError``, or a new incarnation ``now``), ``WorkerUnavailable``
+        found dead (``ActorDiedError``, or a new incarnation in its route ``now``),
+        ``WorkerUnavailable``
         for one that could not be reached, else the error itself (see :mod:`.failures`)."""
-        restarted = isinstance(now, str) and bool(born) and now != born
+        if isinstance(now, dict):
+            self._channels.route(index, now)
+        restarted = isinstance(now, dict) and bool(born) and now.get("incarnation") != born
         died = isinstance(now, BaseException) and verdict(now) == "dead"
         kind = "dead" if restarted or died else verdict(exc)
         if kind == "dead":
@@ -156,7 +168,9 @@ class SessionPool:
         """``method`` of the session's worker, coalesced with the calls of this loop turn."""
         index, born, item = self._item(method, session_id, *args)
         try:
-            ok, value = await self._coalescers[index].call(item)
+            client = await self._channels.client(index)
+            sent = self._coalescers[index] if client is None else client
+            ok, value = await sent.call(item)
         except Exception as exc:
             now = await probe_async(self._workers[index]) if verdict(exc) == "unsure" else None
             raise self._failed(session_id, index, born, exc, now) from None
@@ -195,7 +209,7 @@ class SessionPool:
         """Open a session from ``template`` on the least loaded worker; its id.
 
         A worker that is dead or restarting is skipped for the next one."""
-        opening = _Opening(self, template, approval_mode)
+        opening = Opening(self, template, approval_mode)
         for ref in opening.tries():
             with opening.trying():
                 return opening.opened(await ref)
@@ -256,7 +270,7 @@ class SessionPool:
         """Blocking :meth:`open_async`."""
         import ray
 
-        opening = _Opening(self, template, approval_mode)
+        opening = Opening(self, template, approval_mode)
         for ref in opening.tries():
             with opening.trying():
                 return opening.opened(ray.get(ref))
@@ -314,6 +328,7 @@ class SessionPool:
             ray.kill(worker, no_restart=True)
         self._placement.clear()
         self._born.clear()
+        self._channels.close()
 
     def __enter__(self) -> SessionPool:
         return self
@@ -322,61 +337,14 @@ class SessionPool:
         self.shutdown()
 
 
-class _Opening:
-    """One open: the workers tried in turn (least loaded first) until one opens the session.
+def _node() -> str | None:
+    """The Ray node the driver runs on (``None`` where it cannot say, e.g. a Ray Client)."""
+    import ray
 
-    A worker that is dead or cannot be reached (a Ray actor error) is skipped for the next
-    one; any other failure ends the open."""
-
-    def __init__(
-        self, pool: SessionPool, template: Template, approval_mode: ApprovalMode | str | None
-    ) -> None:
-        if pool._closed:
-            raise PoolError("the pool is shut down")
-        mode = approval_mode.value if isinstance(approval_mode, ApprovalMode) else approval_mode
-        self.pool, self.template, self.mode = pool, template, mode
-        self.sid = uuid.uuid4().hex
-        self.error: BaseException | None = None
-
-    def tries(self) -> Iterator[Any]:
-        """Each worker's ``open`` call in turn (the session placed on it meanwhile)."""
-        pool = self.pool
-        for index in pool._by_load():
-            pool._placement[self.sid] = index
-            yield pool._workers[index].open.remote(
-                pool._template(self.template), self.mode, self.sid
-            )
-
-    def opened(self, incarnation: str) -> str:
-        """The try succeeded on the worker's ``incarnation``: the session's id."""
-        self.pool._born[self.sid] = incarnation
-        return self.sid
-
-    @contextlib.contextmanager
-    def trying(self) -> Iterator[None]:
-        """Around the wait for one try: a worker that is dead or unreachable is noted and
-        skipped; anything else is raised (the exception the worker raised, if it did)."""
-        from ray.exceptions import RayTaskError
-
-        try:
-            yield
-        except Exception as exc:
-            if verdict(exc) != "other":
-                self.error = exc
-                return
-            self.pool._placement.pop(self.sid, None)
-            if isinstance(exc, RayTaskError) and isinstance(exc.cause, Exception):
-                raise exc.cause from None
-            raise
-        except BaseException:
-            self.pool._placement.pop(self.sid, None)
-            raise
-
-    def failed(self) -> PoolError:
-        """The error when no worker could open the session."""
-        self.pool._placement.pop(self.sid, None)
-        reason = describe(self.error) if self.error is not None else "no workers"
-        return PoolError(f"no worker could open a session: {reason}")
+    try:
+        return str(ray.get_runtime_context().get_node_id())
+    except Exception:
+        return None
 
 
 def _submitter(worker: Any) -> Any:

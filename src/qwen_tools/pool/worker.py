@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from qwen_tools.execution.call_types import CompletedToolCall, ToolCallRequest
+from qwen_tools.pool.channel import MAX_PATH, serve_channel
 from qwen_tools.pool.errors import SessionLost
 from qwen_tools.pool.guardian import Ledger, marks_of_this_process, start_guardian, sweep
 from qwen_tools.pool.host import SessionHost
@@ -71,26 +72,37 @@ class PoolWorker:
         self._ledger = Ledger(ledger, marks_of_this_process())
         watch_spawns(self._ledger.note)
         self._guardian = start_guardian(ledger)
+        channel = str(self.host.root / "channel.sock")
+        self._channel = channel if len(channel.encode()) <= MAX_PATH else None
+        self._server: asyncio.AbstractServer | None = None
 
-    async def current(self) -> str:
-        """This worker's incarnation (a new one each time Ray restarts it)."""
-        return self.incarnation
-
-    async def info(self) -> dict[str, Any]:
-        """The worker's pid, host, Ray node id, session count and whether its shells are sandboxed."""
-        import socket
-
+    async def route(self) -> dict[str, Any]:
+        """How to reach this worker: its incarnation, Ray node and channel socket (``None``:
+        none, the path would be too long), serving the channel from now on (:mod:`.channel`)."""
         import ray
 
+        if self._server is None and self._channel is not None:
+            self._server = await serve_channel(self._channel, lambda item: self.one(*item))
         return {
+            "incarnation": self.incarnation,
+            "node": ray.get_runtime_context().get_node_id(),
+            "channel": self._channel,
+        }
+
+    async def info(self) -> dict[str, Any]:
+        """The worker's pid, host, Ray node id, session count, whether its shells are
+        sandboxed, and its :meth:`route`."""
+        import socket
+
+        return {
+            **await self.route(),
             "pid": os.getpid(),
             "host": socket.gethostname(),
-            "node": ray.get_runtime_context().get_node_id(),
+            "guardian": self._guardian.pid,
             "sessions": len(self.host),
             "rss_kb": _rss_kb(),
             "sandboxed": self.host.sandboxed,
             "root": str(self.host.root),
-            "incarnation": self.incarnation,
         }
 
     async def has_template(self, template_id: str) -> bool:
@@ -104,6 +116,7 @@ class PoolWorker:
         if fetch and not self.host.has_template(template.id):
             template = template.with_data(await template.data)
         await self.host.open(template, approval_mode=approval_mode, session_id=session_id)
+        await self.route()  # its calls may come through the channel from now on
         return self.incarnation
 
     async def call(
@@ -154,6 +167,8 @@ class PoolWorker:
 
     async def shutdown(self) -> None:
         """Close every session and remove the worker's directory."""
+        if self._server is not None:
+            self._server.close()
         await self.host.aclose()
         shutil.rmtree(self.host.root, ignore_errors=True)
         self._ledger.close()  # a clean end: the guardian finds nothing to do
