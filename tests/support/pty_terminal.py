@@ -95,8 +95,8 @@ class PtyTerminal:
                 raise AssertionError(f"{pattern!r} never appeared; the screen got:\n{self.text}")
 
     def prompt(self) -> None:
-        """Wait for an empty input prompt."""
-        self.expect(r"(?m)^> ")
+        """Wait for an input prompt (in its box: ``│ > ``, the padding may be a cursor move)."""
+        self.expect(r"(?m)^│ ?> ")
 
     def send(self, keys: str) -> None:
         os.write(self.master, keys.encode())

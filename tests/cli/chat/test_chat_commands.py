@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from support.chat_terminal import EXE, base_env, user_texts
+from support.chat_terminal import EXE, base_env, input_box, screen, user_texts
 from support.fake_openai import FakeOpenAI, Reply, call
 from support.pty_terminal import PtyTerminal
 
@@ -184,12 +184,13 @@ def test_input_box_placeholder_and_footer(chat: Any, ws: Path, size: tuple[int, 
         ]
     ) as server:
         term = chat(server, size=size)
-        term.expect("─" * size[1])  # the input box's top border
+        term.expect("╭" + "─" * (size[1] - 2) + "╮")  # the input box's top border
         term.expect("> Type your message or @path/to/file")  # the placeholder
-        term.expect("─" * size[1])  # its bottom border, right under it
+        term.expect("╰" + "─" * (size[1] - 2) + "╯")  # its bottom border, right under it
         footer = term.expect(r"[^\n]*ws \(feature-x\).*fake-model.*default.*100% context left")[0]
         assert len(footer) <= size[1]
-        assert term.text.count("\n", term.text.index("> Type your"), term.mark) == 2
+        rows = screen(term, size).display
+        assert "(feature-x)" in rows[rows.index(input_box(rows)[-1]) + 1]  # right under the box
         term.send("hello\r")
         term.expect("Hi.")
         term.expect(r"fake-model.*97% context left")  # 5020 of 200000 tokens

@@ -1,9 +1,8 @@
 """The input line: multi-line editing, history, slash-command completion, key bindings.
 
-The input sits between two rules (the box), with a placeholder while empty and the footer
-(:mod:`.footer`) under it. Enter sends; Ctrl-J, Alt-Enter, or a trailing ``\\`` before Enter
-start a new line. Ctrl-C
-clears a non-empty prompt and, on an empty one, returns :data:`INTERRUPT` (the app asks for a
+The input sits in a rounded box (:mod:`.input_box`), with a placeholder while empty and the
+footer (:mod:`.footer`) under it; long lines wrap inside the box, which grows with them. Enter
+sends; Ctrl-J, Alt-Enter, or a trailing ``\\`` before Enter start a new line. Ctrl-C clears a non-empty prompt and, on an empty one, returns :data:`INTERRUPT` (the app asks for a
 second press to quit). Ctrl-D on an empty prompt returns ``None`` (quit). Shift-Tab cycles the
 approval mode, shown at the right of the input line when it is not ``default``.
 """
@@ -15,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from qwen_tools.cli.chat.commands import command_names
+from qwen_tools.cli.chat.input_box import put_in_box
 from qwen_tools.config.tool_settings import ApprovalMode
 
 if TYPE_CHECKING:
@@ -77,15 +77,18 @@ class ChatPrompt:
             key_bindings=self._bindings(),
             completer=_completer(config),
             complete_while_typing=True,
-            prompt_continuation=lambda width, _line, _wrap: " " * (width - 2) + "… ",
+            prompt_continuation=lambda width, _line, wrap: (
+                " " * (width - 2) + ("  " if wrap else "… ")
+            ),
             rprompt=self._mode_hint,
             reserve_space_for_menu=4,
             style=_style(),
             enable_history_search=False,
             placeholder=FormattedText([("class:hint", "Type your message or @path/to/file")]),
-            bottom_toolbar=self._footer,
+            bottom_toolbar=self._footer if footer is not None else None,
         )
         self._fit_box()
+        put_in_box(self.session, self._border_style)
 
     async def read(self, default: str = "") -> str | None:
         """The next prompt (``default`` already typed); ``None`` on Ctrl-D, :data:`INTERRUPT`
@@ -123,30 +126,37 @@ class ChatPrompt:
         window.dont_extend_height = to_filter(True)
 
     def _message(self) -> StyleAndTextTuples:
-        """The box's top rule, then the prompt sign."""
-        from prompt_toolkit.application import get_app
+        """The prompt sign."""
+        return [("class:prompt", "> ")]
 
-        width = get_app().output.get_size().columns
-        return [("class:border", "─" * width + "\n"), ("class:prompt", "> ")]
+    def _shell_mode(self) -> bool:
+        return self.session.default_buffer.text.startswith("!")
+
+    def _border_style(self) -> str:
+        return "class:border.shell" if self._shell_mode() else "class:border"
 
     def _footer(self) -> StyleAndTextTuples:
-        """The box's bottom rule, then the footer line."""
+        """The footer line under the box."""
         from prompt_toolkit.application import get_app
 
+        if self.footer is None:
+            return []
         width = get_app().output.get_size().columns
-        lines: StyleAndTextTuples = [("class:border", "─" * width)]
-        if self.footer is not None:
-            left, right = self.footer(width)
-            gap = max(width - len(left) - len(right) - 1, 1)
-            lines += [("", "\n"), ("class:footer", left + " " * gap), ("class:footer.right", right)]
-        return lines
+        left, right = self.footer(width)
+        gap = max(width - len(left) - len(right) - 1, 1)
+        return [("class:footer", left + " " * gap), ("class:footer.right", right)]
 
     def _mode_hint(self) -> StyleAndTextTuples:
-        """The approval mode at the right of the input line, unless it is ``default``."""
+        """At the right of the input line: shell mode, or the approval mode unless it is
+        ``default``."""
         from prompt_toolkit.application import get_app
 
         mode = self.config.approval_mode
-        if mode is ApprovalMode.DEFAULT or get_app().is_done:
+        if get_app().is_done:
+            return []
+        if self._shell_mode():
+            return [("class:prompt.shell", "shell mode"), ("class:hint", " (! command)")]
+        if mode is ApprovalMode.DEFAULT:
             return []
         return [(_MODE_STYLE[mode], f"{mode.value} mode"), ("class:hint", " (shift+tab)")]
 
@@ -194,6 +204,8 @@ def _style() -> Style:
     return Style.from_dict(
         {
             "prompt": "fg:ansimagenta bold",
+            "prompt.shell": "fg:ansiyellow bold",
+            "border.shell": "fg:ansiyellow",
             "hint": "fg:ansibrightblack",
             "rprompt": "bg:default",
             "border": "fg:ansibrightblack",
