@@ -34,14 +34,17 @@ def test_at_dir_attaches_its_files_within_the_rules(chat: Any, ws: Path, tmp_pat
     (ws / "linkdir").symlink_to(outside, target_is_directory=True)
     (ws / "private").mkdir()
     (ws / "private" / "p.txt").write_text("private-text\n")
+    (ws / "logs").mkdir()
+    (ws / "logs" / "run.log").write_text("ignored-log\n")
     with FakeOpenAI([Reply(content="Read them."), Reply(content="Again.")]) as server:
         term = chat(server)
         term.prompt()
-        term.send("see @docs/ @../outside @linkdir @private\r")
-        term.expect(r"Attached @docs/ \(2 files")
+        term.send("see @docs @../outside @linkdir @private @logs\r")
+        term.expect(r"Attached @docs \(2 files")
         term.expect(r"Not attached @\.\./outside: outside the workspace")
         term.expect(r"Not attached @linkdir: outside the workspace")
         term.expect(r"Not attached @private: ignored")
+        term.expect(r"Not attached @logs: no file in it can be sent")
         term.expect("Read them.")
         term.prompt()
         term.send("again @do")
@@ -49,7 +52,7 @@ def test_at_dir_attaches_its_files_within_the_rules(chat: Any, ws: Path, tmp_pat
         term.send("\t")
         term.send("\x1b[D\x1b[C")  # the screen redraws only what changed; move to see the line
         term.send("\r")
-        term.expect(r"Attached @docs/ \(2 files")
+        term.expect(r"Attached @docs/ \(2 files")  # completed with its slash
         term.expect("Again.")
         term.prompt()
         term.send("/quit\r")
