@@ -1,17 +1,18 @@
 """``qwen-tools rollout`` without Ray, as a subprocess against the fake model server: records,
-failed tasks recorded while the run goes on, turn and time limits, and resuming."""
+failed tasks recorded while the run goes on, turn and time limits, resuming, and the progress
+bar on a terminal only."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
+import re
 import threading
 from pathlib import Path
 from typing import Any
 
-from support.cli_env import isolated_env
 from support.fake_openai import FakeOpenAI, Reply
+from support.pty_terminal import PtyTerminal
+from support.rollout_cli import EXE, records, rollout, rollout_env, write_tasks
 from support.rollout_model import TEMPLATE_FILES, expected_diff_line, scripted_model
 
 HOLD = threading.Event()
@@ -22,24 +23,6 @@ def model(body: dict[str, Any]) -> Reply:
     if "KIND=hang" in json.dumps(body["messages"]):
         return Reply(content="thinking about it for a long time", hold=HOLD)
     return scripted_model(body)
-
-
-def rollout(tmp_path: Path, url: str, *extra: str) -> subprocess.CompletedProcess[str]:
-    env = isolated_env(tmp_path, OPENAI_BASE_URL=url, OPENAI_API_KEY="k", OPENAI_MODEL="m")
-    argv = [sys.executable, "-m", "qwen_tools", "rollout", "tasks.jsonl", "-o", "out.jsonl"]
-    return subprocess.run(
-        [*argv, *extra], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
-    )
-
-
-def write_tasks(tmp_path: Path, tasks: list[dict[str, Any]]) -> None:
-    lines = [json.dumps(task) for task in tasks]
-    (tmp_path / "tasks.jsonl").write_text("\n".join(lines) + "\n")
-
-
-def records(tmp_path: Path) -> dict[str, dict[str, Any]]:
-    found = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
-    return {record["id"]: record for record in found}
 
 
 def test_rollout_records_limits_failures_and_resumes(tmp_path: Path) -> None:
@@ -98,3 +81,21 @@ def test_a_bad_tasks_file_is_a_usage_error(tmp_path: Path) -> None:
     (tmp_path / "tasks.jsonl").write_text('{"prompt": "a"}\nnot json\n')
     done = rollout(tmp_path, "http://127.0.0.1:9/v1")
     assert done.returncode == 2 and "line 2: not JSON" in done.stderr
+
+
+def test_progress_bar_on_a_terminal_only(tmp_path: Path) -> None:
+    write_tasks(tmp_path, [{"id": n, "prompt": f"KIND=read TAG=r{n}"} for n in range(3)])
+    with FakeOpenAI(scripted_model) as server:
+        argv = [str(EXE), "rollout", "tasks.jsonl", "-o", "out.jsonl"]
+        terminal = PtyTerminal(argv, rollout_env(tmp_path, server.url, TERM="xterm"), tmp_path)
+        try:
+            code = terminal.finish(timeout=120)
+            screen = terminal.text
+        finally:
+            terminal.close()
+        piped = rollout(tmp_path, server.url, output="piped.jsonl")
+    assert code == 0, screen
+    bar = r"rollout .*3/3 +\d+\.\d tasks/min · 0 failed .*ETA"
+    assert re.search(bar, screen) and "rollout: 3 written (3 ok)" in screen, screen
+    assert piped.returncode == 0 and len(records(tmp_path, "piped.jsonl")) == 3, piped.stderr
+    assert "tasks/min ·" not in piped.stderr and "\x1b" not in piped.stderr, piped.stderr

@@ -6,7 +6,9 @@ cluster (``auto``: the running one; ``local``: start one here). The model is the
 would use (``OPENAI_*``, settings of ``--cwd``, ``--model``). On a terminal, a progress bar
 with the rate and the time left is drawn on stderr; otherwise one summary line is printed.
 Tasks already in ``--output`` are skipped, so rerunning the command resumes a stopped run.
-Exit code 0 once every task has a record (failed tasks included: see their ``status``).
+Exit code 0 once every task has a record (failed tasks included: see their ``status``); 3
+(one line on stderr, at once) when the model is not configured or no Ray cluster answers at
+``--ray``'s address.
 """
 
 from __future__ import annotations
@@ -36,7 +38,9 @@ def add_rollout_parser(sub: Any, approval_modes: tuple[str, ...]) -> None:
     rollout.add_argument("--output", "-o", required=True, metavar="OUT.jsonl")
     rollout.add_argument("--concurrency", "-c", type=int, default=8, metavar="N")
     rollout.add_argument(
-        "--ray", metavar="ADDRESS", help="run on a Ray cluster ('auto', 'local', or ray://...)"
+        "--ray",
+        metavar="ADDRESS",
+        help="run on a Ray cluster (HOST:PORT, ray://HOST:PORT, 'auto' or 'local')",
     )
     rollout.add_argument(
         "--workers", type=int, default=2, metavar="N", help="pool worker actors (default: 2)"
@@ -73,12 +77,9 @@ def _backend(args: argparse.Namespace) -> Backend:
 
     if not args.ray:
         return LocalBackend()
-    import ray
-
     from qwen_tools.pool.pool import SessionPool
 
-    ray.init(address=args.ray, log_to_driver=False)
-    return RayBackend(SessionPool(workers=args.workers), owned=True)
+    return RayBackend(SessionPool(workers=args.workers), owned=True)  # joined in run_rollout
 
 
 async def _run(args: argparse.Namespace, model: ModelConfig, tasks: list[Any]) -> Any:
@@ -101,10 +102,6 @@ async def _run(args: argparse.Namespace, model: ModelConfig, tasks: list[Any]) -
             return await runner.run(tasks, args.output)
     finally:
         await backend.aclose()
-        if args.ray:
-            import ray
-
-            ray.shutdown()
 
 
 class _Progress:
@@ -178,7 +175,21 @@ def run_rollout(args: argparse.Namespace) -> int:
         return EXIT_CONFIG
     import asyncio
 
-    summary = asyncio.run(_run(args, model, tasks))
+    if args.ray:
+        from qwen_tools.rollout.cluster import ClusterUnavailable, join_cluster
+
+        try:
+            join_cluster(args.ray)
+        except ClusterUnavailable as exc:
+            print(f"qwen-tools rollout: {exc}", file=sys.stderr)
+            return EXIT_CONFIG
+    try:
+        summary = asyncio.run(_run(args, model, tasks))
+    finally:
+        if args.ray:
+            import ray
+
+            ray.shutdown()
     per_status = ", ".join(
         f"{count} {status}" for status, count in sorted(summary.statuses.items())
     )

@@ -8,6 +8,7 @@ command; :class:`RolloutRunner` is the library form.
 * :mod:`.tasks` — reading ``TASKS.jsonl``, and the tasks an output file already has;
 * :mod:`.episode` — one task's agent run beside its session;
 * :mod:`.backends` — where the sessions live: this process or Ray workers.
+* :mod:`.cluster` — joining the Ray cluster of ``--ray ADDRESS``, or one line saying why not.
 """
 
 from qwen_tools.rollout.runner import RolloutRunner

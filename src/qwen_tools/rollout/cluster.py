@@ -1,0 +1,82 @@
+"""Joining the Ray cluster a rollout runs on, or one clear line saying why not.
+
+``ray.init`` at an address where no cluster listens retries its connection for minutes (13
+measured here for a closed port on 127.0.0.1, 80 s for an unknown host) and then raises with a
+long traceback. :func:`join_cluster` first checks that something accepts a TCP connection at
+``HOST:PORT`` (a few seconds at most, hand-written because Ray has no fail-fast option for
+it), then calls ``ray.init`` and turns its errors into :class:`ClusterUnavailable`, whose text
+is one line.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+
+__all__ = ["PROBE_TIMEOUT_S", "ClusterUnavailable", "join_cluster"]
+
+PROBE_TIMEOUT_S = 5.0
+"""How long the address may take to accept a TCP connection."""
+
+
+class ClusterUnavailable(Exception):
+    """No Ray, a malformed address, or no cluster reachable there (a one-line message)."""
+
+
+def _auto(address: str) -> str | None:
+    """The ``HOST:PORT`` that ``auto`` stands for (``RAY_ADDRESS``, else the last ``ray start``
+    on this machine), as ``ray.init`` finds it; ``None`` when unknown (Ray decides)."""
+    try:
+        from ray._private.services import canonicalize_bootstrap_address
+    except ImportError:  # a private helper: without it, ray.init alone decides
+        return None
+    try:
+        return canonicalize_bootstrap_address(address)
+    except (ConnectionError, ValueError) as exc:
+        raise ClusterUnavailable(f"no Ray cluster for {address!r}: {_first_line(exc)}") from None
+
+
+def _host_port(address: str) -> tuple[str, int] | None:
+    """Where ``HOST:PORT``, ``ray://HOST:PORT`` or ``auto`` points; ``None`` for ``local``."""
+    if address == "auto":
+        found = _auto(address)
+        if found is None:
+            return None
+        address = found
+    if address == "local":
+        return None
+    host, colon, port = address.removeprefix("ray://").rpartition(":")
+    host = host.strip("[]")  # [::1]:6379
+    if not colon or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ClusterUnavailable(
+            f"{address!r} is not a Ray address (HOST:PORT, ray://HOST:PORT, auto or local)"
+        )
+    return host, int(port)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def join_cluster(address: str) -> None:
+    """``ray.init(address)`` (drivers' logs not forwarded, Ray's own at warning level), or
+    :class:`ClusterUnavailable` at once when nothing answers at ``address``."""
+    try:
+        import ray
+    except ImportError:
+        raise ClusterUnavailable("--ray needs Ray: pip install 'qwen-tools[ray]'") from None
+    target = _host_port(address)
+    if target is not None:
+        try:
+            socket.create_connection(target, timeout=PROBE_TIMEOUT_S).close()
+        except OSError as exc:
+            reason = exc.strerror or _first_line(exc)
+            where = address if address != "auto" else f"auto ({target[0]}:{target[1]})"
+            raise ClusterUnavailable(f"no Ray cluster at {where}: {reason}") from None
+    try:
+        ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
+    except (ConnectionError, ValueError, RuntimeError) as exc:
+        raise ClusterUnavailable(
+            f"cannot join the Ray cluster at {address}: {_first_line(exc)}"
+        ) from None
