@@ -67,7 +67,7 @@ class Attachments:
 
 
 def attach(config: Config, text: str) -> Attachments:
-    """Read the files ``text`` names with ``@path``."""
+    """Read the files ``text`` names with ``@path`` (a directory: its files, see the module)."""
     result = Attachments()
     contents: list[tuple[str, str]] = []
     for match in AT_WORD.finditer(text):
