@@ -17,6 +17,8 @@ from support.chat_terminal import user_texts
 from support.fake_openai import FakeOpenAI, Reply, call
 
 ANSWER = "See [the guide](https://example.com/guide) first.\n\n1. Read it\n2. Try it"
+LONG = "The check ran:\n\n" + "\n".join(f"- step {n}" for n in range(1, 51))
+"""Streamed in two halves: the first is taller than the room left above the tasks' box."""
 TODOS = [
     {"id": "1", "content": "Read the guide", "status": "completed"},
     {"id": "2", "content": "Change the greeting", "status": "in_progress"},
@@ -32,7 +34,7 @@ def test_a_turn_on_screen_as_in_qwen_code(chat: Any, ws: Path) -> None:
         Reply(content=ANSWER),
         Reply(tool_calls=[call("todo_write", {"todos": TODOS}), call("read_file", missing)]),
         Reply(tool_calls=[call("run_shell_command", {"command": command})]),
-        Reply(content="The check ran, and this answer streams slowly.", hold=hold),
+        Reply(content=LONG, hold=hold),
     ]
     with FakeOpenAI(script) as server:
         term = chat(server, size=(24, 80))
@@ -57,10 +59,11 @@ def test_a_turn_on_screen_as_in_qwen_code(chat: Any, ws: Path) -> None:
         term.expect(r"> next steps  \(for the next prompt\)")
         (ws / "go").touch()
         term.expect(r"✓ Shell")
-        term.expect("The check")  # streaming, held: the typed text is still shown under it
+        term.expect(r"• step \d+")  # half of it streamed, then held: cropped to its tail, so
+        term.expect(r"Responding… \(")  # the spinner and the typed text still fit on screen
         term.expect(r"> next steps  \(for the next prompt\)")
         hold.set()
-        term.expect(r"this answer streams slowly\.")
+        term.expect(r"step 50")
         term.expect(r"> next steps(?!  \()")  # now in the prompt
         term.send("\r")
         shown = term.expect(r"(?s).*Done\.")[0]

@@ -260,13 +260,16 @@ class ChatView:
         from rich.text import Text
 
         parts: list[RenderableType] = []
-        room = max(4, self.console.height - 3)
+        tasks = current_tasks(self._todos)
+        typed = self.typed() if self.typed is not None else ""
+        # what shows under the message: the tasks' box, the spinner, the typed line
+        below = (tasks_height(self._todos) if tasks is not None else 0) + (2 if typed else 1)
+        room = max(4, self.console.height - 2 - below)
         if self._thought.strip() and not self._text:
             parts.append(TailView(thought_renderable(self._thought), min(room, 6)))
         if self._text.strip():
             parts.append(TailView(message_renderable(self._text.strip("\n")), room))
         parts.extend(view.render() for view in self._calls)
-        tasks = current_tasks(self._todos)
         if tasks is not None:
             parts.append(tasks)
         waiting = any(v.status is ToolCallStatus.AWAITING_APPROVAL for v in self._calls)
@@ -279,12 +282,20 @@ class ChatView:
                 (f"{label}… ", "bold cyan"), (f"({elapsed}s{received} · esc to cancel)", "dim")
             )
             parts.append(Spinner("dots", text=hint, style="cyan"))
-        typed = self.typed() if self.typed is not None else ""
         if typed:
+            room = max(8, self.console.width - 26)  # one line: the end of a long text
+            shown = typed if len(typed) <= room else "…" + typed[len(typed) - room + 1 :]
             parts.append(
-                Text.assemble(("> ", "bold"), (typed, ""), ("  (for the next prompt)", "dim"))
+                Text.assemble(("> ", "bold"), (shown, ""), ("  (for the next prompt)", "dim"))
             )
         return Group(*parts)
+
+
+def tasks_height(todos: TodoListDisplay | None) -> int:
+    """The lines :func:`current_tasks` takes (one per item, cut to the width)."""
+    if todos is None:
+        return 0
+    return 3 + sum(todo.status != "completed" for todo in todos.todos)
 
 
 def current_tasks(todos: TodoListDisplay | None) -> RenderableType | None:
@@ -295,18 +306,16 @@ def current_tasks(todos: TodoListDisplay | None) -> RenderableType | None:
 
     if todos is None:
         return None
-    text = Text()
+    if tasks_height(todos) == 3:
+        return None
+    text = Text(no_wrap=True, overflow="ellipsis")  # one line per item (see tasks_height)
+    text.append("Current tasks", style="bold")
     for number, todo in enumerate(todos.todos, 1):
         if todo.status == "in_progress":
             text.append(f"\n{number}. ◐ {todo.content}", style="bold")
         elif todo.status != "completed":
             text.append(f"\n{number}. ○ {todo.content}")
-    if not text:
-        return None
-    title = Text("Current tasks", style="bold")
-    return Panel(
-        title + text, box=box.ROUNDED, border_style="bright_black", padding=(0, 1), expand=False
-    )
+    return Panel(text, box=box.ROUNDED, border_style="bright_black", padding=(0, 1), expand=False)
 
 
 def _last_paragraph(text: str) -> str:
