@@ -212,7 +212,7 @@ async def test_a_broken_channel_fails_the_call_in_flight_and_keeps_the_session(
     sid = await pool.open_async(Template.from_files({"a.txt": "a\n"}), approval_mode="yolo")
     assert (await pool.call_async(sid, "glob", {"pattern": "*.txt"})).status == "success"
     path = pool._channels.paths[pool.worker_of(sid)]
-    assert path is not None and stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert path is not None and stat.S_IMODE(os.stat(os.path.dirname(path)).st_mode) == 0o700
     args = {"command": "sleep 1 # intentional-sleep: a call in flight"}
     call = asyncio.ensure_future(pool.call_async(sid, "run_shell_command", args))
     await asyncio.sleep(0)
@@ -222,3 +222,41 @@ async def test_a_broken_channel_fails_the_call_in_flight_and_keeps_the_session(
     assert unavailable.value.session_id == sid and "ChannelBroken" in str(unavailable.value)
     assert (await pool.call_async(sid, "glob", {"pattern": "*.txt"})).status == "success"
     await pool.close_async(sid)
+
+
+class _Unreadable:
+    """Pickles fine; unpickling it fails (in the worker)."""
+
+    def __reduce__(self) -> tuple[object, tuple[int, int]]:
+        import operator
+
+        return (operator.truediv, (1, 0))
+
+
+@pytest.mark.parametrize("route", ["channel", "ray"])
+async def test_an_argument_the_worker_cannot_read_fails_its_call_only(
+    pool: SessionPool, route: str
+) -> None:
+    import asyncio
+
+    sid = await pool.open_async(Template.from_files({"a.txt": "a\n"}))
+
+    async def echo(session: object, workspace: object, value: object) -> object:
+        return value
+
+    paths = list(pool._channels.paths)
+    if route == "ray":
+        pool._channels.paths = [None] * len(paths)
+    try:
+        outcomes = await asyncio.gather(
+            pool.run_async(sid, echo, _Unreadable()),
+            pool.run_async(sid, echo, "fine"),
+            return_exceptions=True,
+        )
+        assert isinstance(outcomes[0], Exception) and "ZeroDivisionError" in repr(outcomes[0])
+        assert not isinstance(outcomes[0], SessionLost | WorkerUnavailable)
+        assert outcomes[1] == "fine"
+        assert (await pool.call_async(sid, "glob", {"pattern": "*.txt"})).status == "success"
+    finally:
+        pool._channels.paths = paths
+        await pool.close_async(sid)

@@ -4,15 +4,17 @@ A Ray actor call costs about a millisecond of CPU (driver and worker together, o
 machine), several times what a small tool call itself costs; coalescing (:mod:`.coalesce`)
 spreads it over the calls of one loop turn, but with a few dozen callers it still doubles a
 call's cost. A worker therefore also serves its session calls on a Unix socket,
-``<worker directory>/channel.sock`` (mode 0600: only its own user may connect, and sandboxed
-commands cannot see the directory), and a driver on the same node sends its awaitable calls
-there. Ray still places, starts, restarts and stops the workers, ships templates and carries
+``<worker directory>/channel/sock`` (in a directory of mode 0700: only its own user may
+connect; sandboxed commands cannot see the worker's directory at all), and a driver on the
+same node sends its awaitable calls there. Ray still places, starts, restarts and stops the workers, ships templates and carries
 the blocking API and every call to a worker on another node.
 
-Frames are a 4-byte big-endian length and a pickle: a request is ``(id, item)`` (an item of
-:meth:`PoolWorker.calls <.worker.PoolWorker.calls>`; pickled with Ray's cloudpickle when the
-standard pickler cannot, e.g. for a function given to ``run``), an answer ``(id, ok, value)``.
-Both ends gather what one loop turn produces into one write. A connection that breaks fails
+Frames are a header (the payload's length and the request's id, two big-endian 32-bit
+integers) and a pickle: a request's is an item of :meth:`PoolWorker.calls
+<.worker.PoolWorker.calls>` (pickled with Ray's cloudpickle when the standard pickler cannot,
+e.g. for a function given to ``run``), an answer's ``(ok, value)``. A payload that cannot be
+read (an argument whose class the worker cannot import, say) fails its own call only. Both
+ends gather what one loop turn produces into one write. A connection that breaks fails
 the calls in flight with :class:`ChannelBroken`, which the pool treats as an unreachable
 worker (:mod:`.failures`): it asks Ray whether the worker was restarted.
 """
@@ -23,25 +25,36 @@ import asyncio
 import contextlib
 import os
 import pickle
+import shutil
 import struct
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from qwen_tools.pool.errors import PoolError
 
-__all__ = ["MAX_PATH", "ChannelBroken", "ChannelClient", "Channels", "serve_channel"]
+__all__ = [
+    "MAX_PATH",
+    "ChannelBroken",
+    "ChannelClient",
+    "Channels",
+    "pack",
+    "pack_outcome",
+    "serve_channel",
+    "unpack_outcome",
+]
 
 MAX_PATH = 107
 """The longest socket path Linux accepts (``sun_path`` holds 108 bytes with the NUL)."""
 
-_HEADER = struct.Struct(">I")
+_HEADER = struct.Struct(">II")
 
 
 class ChannelBroken(ConnectionError):
     """The connection to a worker broke (or could not be made) before the answer came."""
 
 
-def _dumps(value: Any) -> bytes:
+def pack(value: Any) -> bytes:
+    """``value`` pickled (by Ray's cloudpickle when the standard pickler cannot)."""
     try:
         return pickle.dumps(value, protocol=5)
     except Exception:
@@ -49,6 +62,27 @@ def _dumps(value: Any) -> bytes:
 
         dumps: Any = cloudpickle.dumps  # (untyped)
         return bytes(dumps(value, protocol=5))
+
+
+def pack_outcome(ok: bool, value: Any) -> bytes:
+    """An outcome pickled; one whose value cannot be becomes a :class:`PoolError`."""
+    try:
+        return pack((ok, value))
+    except Exception as exc:
+        return pack((False, _failure("the answer could not be sent back", exc)))
+
+
+def unpack_outcome(payload: bytes) -> tuple[bool, Any]:
+    """An outcome from :func:`pack_outcome`; one that cannot be read, a :class:`PoolError`."""
+    try:
+        ok, value = pickle.loads(payload)
+    except Exception as exc:
+        return False, _failure("the worker's answer could not be read", exc)
+    return bool(ok), value
+
+
+def _failure(what: str, exc: BaseException) -> PoolError:
+    return PoolError(f"{what}: {type(exc).__name__}: {exc}")
 
 
 class _Framed(asyncio.Protocol):
@@ -66,24 +100,32 @@ class _Framed(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         buffer = self._buffer
         buffer += data
-        start, size = 0, len(buffer)
-        while size - start >= 4:
-            (length,) = _HEADER.unpack_from(buffer, start)
-            if size - start - 4 < length:
+        start, size, head = 0, len(buffer), _HEADER.size
+        while size - start >= head:
+            length, frame_id = _HEADER.unpack_from(buffer, start)
+            if size - start - head < length:
                 break
-            frame = bytes(buffer[start + 4 : start + 4 + length])
-            start += 4 + length
-            self.received(pickle.loads(frame))
+            payload = bytes(buffer[start + head : start + head + length])
+            start += head + length
+            try:
+                message = pickle.loads(payload)
+            except Exception as exc:
+                self.unreadable(frame_id, exc)
+            else:
+                self.received(frame_id, message)
         del buffer[:start]
 
-    def received(self, message: Any) -> None:
+    def received(self, frame_id: int, message: Any) -> None:
         raise NotImplementedError
 
-    def send(self, message: Any) -> None:
-        payload = _dumps(message)
+    def unreadable(self, frame_id: int, exc: Exception) -> None:
+        raise NotImplementedError
+
+    def send(self, frame_id: int, message: Any) -> None:
+        payload = pack(message)
         if not self._out:
             asyncio.get_running_loop().call_soon(self._flush)
-        self._out += (_HEADER.pack(len(payload)), payload)
+        self._out += (_HEADER.pack(len(payload), frame_id), payload)
 
     def _flush(self) -> None:
         out, self._out = self._out, []
@@ -97,33 +139,34 @@ class _ServerSide(_Framed):
         self._handle = handle
         self._tasks: set[asyncio.Task[None]] = set()
 
-    def received(self, message: Any) -> None:
-        task = asyncio.get_running_loop().create_task(self._answer(*message))
+    def received(self, frame_id: int, message: Any) -> None:
+        task = asyncio.get_running_loop().create_task(self._answer(frame_id, message))
         self._tasks.add(task)  # kept until done: the loop holds only weak references
         task.add_done_callback(self._tasks.discard)
+
+    def unreadable(self, frame_id: int, exc: Exception) -> None:
+        self.send(frame_id, (False, _failure("the worker could not read the call", exc)))
 
     async def _answer(self, request_id: int, item: Any) -> None:
         ok, value = await self._handle(item)
         try:
-            self.send((request_id, ok, value))
+            self.send(request_id, (ok, value))
         except Exception as exc:  # a result or exception pickle cannot carry
-            failure = PoolError(f"the answer could not be sent back: {type(exc).__name__}: {exc}")
-            self.send((request_id, False, failure))
+            self.send(request_id, (False, _failure("the answer could not be sent back", exc)))
 
 
 async def serve_channel(
     path: str, handle: Callable[[Any], Awaitable[tuple[bool, Any]]]
 ) -> asyncio.AbstractServer:
-    """Serve ``await handle(item)`` for every request on a new socket at ``path`` (0600)."""
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(path)
-    old = os.umask(0o177)
-    try:
-        return await asyncio.get_running_loop().create_unix_server(
-            lambda: _ServerSide(handle), path
-        )
-    finally:
-        os.umask(old)
+    """Serve ``await handle(item)`` for every request on a new socket at ``path``, whose
+    directory is made anew with mode 0700 (no other user can reach the socket)."""
+    directory = os.path.dirname(path)
+    shutil.rmtree(directory, ignore_errors=True)
+    os.mkdir(directory, 0o700)
+    os.chmod(directory, 0o700)  # whatever the umask
+    server = await asyncio.get_running_loop().create_unix_server(lambda: _ServerSide(handle), path)
+    os.chmod(path, 0o600)
+    return server
 
 
 class ChannelClient(_Framed):
@@ -151,16 +194,22 @@ class ChannelClient(_Framed):
         if self.broken is not None:
             future.set_exception(ChannelBroken(str(self.broken)))
             return future
-        self._next += 1
+        self._next = (self._next + 1) % 2**32
         self._waiting[self._next] = future
-        self.send((self._next, item))
+        try:
+            self.send(self._next, item)
+        except BaseException:
+            del self._waiting[self._next]
+            raise
         return future
 
-    def received(self, message: Any) -> None:
-        request_id, ok, value = message
-        future = self._waiting.pop(request_id, None)
+    def received(self, frame_id: int, message: Any) -> None:
+        future = self._waiting.pop(frame_id, None)
         if future is not None and not future.done():
-            future.set_result((ok, value))
+            future.set_result(message)
+
+    def unreadable(self, frame_id: int, exc: Exception) -> None:
+        self.received(frame_id, (False, _failure("the worker's answer could not be read", exc)))
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.broken = exc or ConnectionResetError("the worker closed the channel")

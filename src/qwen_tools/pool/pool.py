@@ -20,7 +20,7 @@ from typing import Any
 
 from qwen_tools.config.tool_settings import ApprovalMode
 from qwen_tools.execution.call_types import CompletedToolCall, ToolCallRequest
-from qwen_tools.pool.channel import Channels
+from qwen_tools.pool.channel import Channels, pack, unpack_outcome
 from qwen_tools.pool.coalesce import Coalescer
 from qwen_tools.pool.errors import PoolError, SessionLost, WorkerUnavailable
 from qwen_tools.pool.failures import describe, probe, probe_async, verdict
@@ -169,8 +169,10 @@ class SessionPool:
         index, born, item = self._item(method, session_id, *args)
         try:
             client = await self._channels.client(index)
-            sent = self._coalescers[index] if client is None else client
-            ok, value = await sent.call(item)
+            if client is None:
+                ok, value = unpack_outcome(await self._coalescers[index].call(pack(item)))
+            else:
+                ok, value = await client.call(item)
         except Exception as exc:
             now = await probe_async(self._workers[index]) if verdict(exc) == "unsure" else None
             raise self._failed(session_id, index, born, exc, now) from None
@@ -185,7 +187,8 @@ class SessionPool:
         index, born, item = self._item(method, session_id, *args)
         worker = self._workers[index]
         try:
-            ((ok, value),) = ray.get(worker.calls.remote([item]))
+            (answer,) = ray.get(worker.calls.remote([pack(item)]))
+            ok, value = unpack_outcome(answer)
         except Exception as exc:
             now = probe(worker) if verdict(exc) == "unsure" else None
             raise self._failed(session_id, index, born, exc, now) from None

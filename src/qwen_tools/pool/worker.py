@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import pickle
 import shutil
 import tempfile
 import uuid
@@ -27,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from qwen_tools.execution.call_types import CompletedToolCall, ToolCallRequest
-from qwen_tools.pool.channel import MAX_PATH, serve_channel
-from qwen_tools.pool.errors import SessionLost
+from qwen_tools.pool.channel import MAX_PATH, pack_outcome, serve_channel
+from qwen_tools.pool.errors import PoolError, SessionLost
 from qwen_tools.pool.guardian import Ledger, marks_of_this_process, start_guardian, sweep
 from qwen_tools.pool.host import SessionHost
 from qwen_tools.pool.template import Template
@@ -72,7 +73,7 @@ class PoolWorker:
         self._ledger = Ledger(ledger, marks_of_this_process())
         watch_spawns(self._ledger.note)
         self._guardian = start_guardian(ledger)
-        channel = str(self.host.root / "channel.sock")
+        channel = str(self.host.root / "channel" / "sock")
         self._channel = channel if len(channel.encode()) <= MAX_PATH else None
         self._server: asyncio.AbstractServer | None = None
 
@@ -131,18 +132,25 @@ class PoolWorker:
         """One batch of tool calls on a session of this worker."""
         return await self.host.batch(session_id, requests)
 
-    async def calls(
-        self, items: list[tuple[str, str, str, tuple[Any, ...]]]
-    ) -> list[tuple[bool, Any]]:
-        """Several calls of this worker's session methods at once (:mod:`.coalesce`), each
-        ``(method, session id, incarnation the session was opened on, other arguments)``: for
-        each, whether it returned, and its result or the exception it raised."""
-        return list(await asyncio.gather(*(self.one(*item) for item in items)))
+    async def calls(self, items: list[bytes]) -> list[bytes]:
+        """Several calls of this worker's session methods at once (:mod:`.coalesce`), each an
+        item of :meth:`one` pickled apart (so one that cannot be read, or whose answer cannot
+        be sent, fails alone): for each, its outcome pickled (:func:`.channel.pack_outcome`)."""
+        return list(await asyncio.gather(*(self._packed(item) for item in items)))
+
+    async def _packed(self, payload: bytes) -> bytes:
+        try:
+            item = pickle.loads(payload)
+        except Exception as exc:
+            failure = PoolError(f"the worker could not read the call: {type(exc).__name__}: {exc}")
+            return pack_outcome(False, failure)
+        return pack_outcome(*await self.one(*item))
 
     async def one(
         self, method: str, session_id: str, born: str, args: tuple[Any, ...]
     ) -> tuple[bool, Any]:
-        """One item of :meth:`calls`."""
+        """One call, ``(method, session id, incarnation the session was opened on, other
+        arguments)``: whether it returned, and its result or the exception it raised."""
         if method not in _COALESCED:
             return False, ValueError(f"not a coalesced method: {method}")
         if born and born != self.incarnation:
