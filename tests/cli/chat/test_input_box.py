@@ -94,6 +94,16 @@ def _drive(term: ScreenTerminal, columns: int, long: str) -> None:
     term.send("\x1b[A")  # Up: the last prompt again, both lines, in the box
     term.wait_screen(lambda r: _has_box(r, columns, "│ … second line"))
     term.send("\x03")
+    term.wait_screen(lambda r: _has_box(r, columns, "Type your"))
+
+    term.send("half a thought\x1b")  # Esc on a typed prompt: a second Esc clears it
+    term.wait_screen(lambda r: _has_box(r, columns, "Press Esc again to clear."))
+    term.send("\x1b")
+    term.wait_screen(lambda r: _has_box(r, columns, "Type your"))
+    term.send("!ls\x1b")  # Esc in shell mode leaves it: the command stays, without the '!'
+    shown = term.wait_screen(lambda r: _has_box(r, columns, "│ > ls "))
+    assert "shell mode" not in "".join(input_box(shown.display))
+    term.send("\x03")
     term.send("\x1b[Z")  # Shift-Tab
     term.wait_screen(lambda r: any("auto-edit" in row for row in r))
     term.send("/quit\r")

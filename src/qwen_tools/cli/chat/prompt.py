@@ -2,9 +2,12 @@
 
 The input sits in a rounded box (:mod:`.input_box`), with a placeholder while empty and the
 footer (:mod:`.footer`) under it; long lines wrap inside the box, which grows with them. Enter
-sends; Ctrl-J, Alt-Enter, or a trailing ``\\`` before Enter start a new line. Ctrl-C clears a non-empty prompt and, on an empty one, returns :data:`INTERRUPT` (the app asks for a
-second press to quit). Ctrl-D on an empty prompt returns ``None`` (quit). Shift-Tab cycles the
-approval mode, shown at the right of the input line when it is not ``default``.
+sends; Ctrl-J, Alt-Enter, or a trailing ``\\`` before Enter start a new line. Ctrl-C clears a
+non-empty prompt and, on an empty one, returns :data:`INTERRUPT` (the app asks for a second
+press to quit). Ctrl-D on an empty prompt returns ``None`` (quit). Esc, as in Qwen Code, closes
+the completion menu, leaves shell mode (a leading ``!``), or clears a typed prompt when pressed
+twice. Shift-Tab cycles the approval mode, shown at the right of the input line when it is not
+``default``.
 """
 
 from __future__ import annotations
@@ -63,6 +66,8 @@ class ChatPrompt:
         self.config = config
         self.model = model
         self.footer = footer
+        self._clear_armed = False
+        """An Esc was pressed on a typed prompt: the next one clears it."""
         history: History = InMemoryHistory()
         if history_file is not None:
             try:
@@ -89,10 +94,15 @@ class ChatPrompt:
         )
         self._fit_box()
         put_in_box(self.session, self._border_style)
+        self.session.default_buffer.on_text_changed += self._disarm
+
+    def _disarm(self, _buffer: object) -> None:
+        self._clear_armed = False
 
     async def read(self, default: str = "") -> str | None:
         """The next prompt (``default`` already typed); ``None`` on Ctrl-D, :data:`INTERRUPT`
         on Ctrl-C (empty prompt)."""
+        self._clear_armed = False
         try:
             return await self.session.prompt_async(
                 self._message, handle_sigint=False, default=default
@@ -154,6 +164,8 @@ class ChatPrompt:
         mode = self.config.approval_mode
         if get_app().is_done:
             return []
+        if self._clear_armed:
+            return [("class:hint", "Press Esc again to clear.")]
         if self._shell_mode():
             return [("class:prompt.shell", "shell mode"), ("class:hint", " (! command)")]
         if mode is ApprovalMode.DEFAULT:
@@ -187,6 +199,24 @@ class ChatPrompt:
                 buffer.reset()
             else:
                 event.app.exit(exception=KeyboardInterrupt())
+
+        @bindings.add("escape")
+        def _escape(event: KeyPressEvent) -> None:
+            """As in Qwen Code: Esc closes the menu, leaves shell mode (the ``!`` goes), or
+            clears a typed prompt when pressed twice."""
+            buffer = event.current_buffer
+            if buffer.complete_state is not None:
+                buffer.cancel_completion()
+            elif self._shell_mode():
+                cursor = buffer.cursor_position
+                buffer.text = buffer.text[1:]
+                buffer.cursor_position = max(cursor - 1, 0)
+            elif self._clear_armed:
+                self._clear_armed = False
+                buffer.reset()
+            elif buffer.text:
+                self._clear_armed = True
+                event.app.invalidate()
 
         @bindings.add("s-tab")
         def _cycle_mode(event: KeyPressEvent) -> None:
