@@ -260,3 +260,25 @@ async def test_an_argument_the_worker_cannot_read_fails_its_call_only(
     finally:
         pool._channels.paths = paths
         await pool.close_async(sid)
+
+
+async def test_a_socket_that_cannot_be_reached_sends_the_calls_by_ray(
+    pool: SessionPool, tmp_path: Path
+) -> None:
+    """A worker on the driver's node whose socket the driver cannot reach (another mount
+    namespace, say): its calls go as Ray tasks, until an open says where the socket is."""
+    sid = await pool.open_async(Template.from_files({"a.txt": "a\n"}))
+    index, opened = pool.worker_of(sid), [sid]
+    paths = list(pool._channels.paths)
+    pool._channels.close()
+    pool._channels.paths[index] = str(tmp_path / "nowhere" / "sock")
+    try:
+        assert (await pool.call_async(sid, "glob", {"pattern": "*.txt"})).status == "success"
+        assert pool._channels.paths[index] is None
+        while pool.worker_of(opened[-1]) != index or len(opened) == 1:
+            opened.append(await pool.open_async(Template.from_files({"a.txt": "a\n"})))
+        assert pool._channels.paths[index] == paths[index]
+    finally:
+        pool._channels.paths = paths
+    for one in opened:
+        await pool.close_async(one)

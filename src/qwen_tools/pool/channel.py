@@ -242,7 +242,8 @@ class Channels:
 
     async def client(self, index: int) -> ChannelClient | None:
         """The connection to worker ``index`` on this loop (made now if needed); ``None``
-        when it is reached through Ray. Raises :class:`ChannelBroken` if it cannot be made."""
+        when it is reached through Ray: a worker on another node, or one whose socket cannot
+        be reached (until it says where its channel is again: :meth:`route`)."""
         path = self.paths[index]
         if path is None:
             return None
@@ -253,7 +254,12 @@ class Channels:
                 _close(held[1])
             held = (loop, loop.create_task(ChannelClient.connect(path)))
             self._held[index] = held
-        return await asyncio.shield(held[1])
+        try:
+            return await asyncio.shield(held[1])
+        except ChannelBroken:
+            if self.paths[index] == path:
+                self.paths[index] = None
+            return None
 
     def close(self) -> None:
         """Close every connection."""

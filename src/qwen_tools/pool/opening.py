@@ -2,7 +2,8 @@
 
 A worker that is dead or cannot be reached (a Ray actor error) is skipped for the next one;
 any other failure ends the open (with the exception the worker raised, if it raised one). The
-open's answer is the incarnation of the worker it landed on (see :mod:`.worker`).
+open's answer is the route of the worker it landed on: its incarnation (see :mod:`.worker`)
+and its channel (:mod:`.channel`).
 """
 
 from __future__ import annotations
@@ -46,9 +47,10 @@ class Opening:
                 pool._template(self.template), self.mode, self.sid
             )
 
-    def opened(self, incarnation: str) -> str:
-        """The try succeeded on the worker's ``incarnation``: the session's id."""
-        self.pool._born[self.sid] = incarnation
+    def opened(self, route: dict[str, Any]) -> str:
+        """The try succeeded, the worker answering its route: the session's id."""
+        self.pool._born[self.sid] = route["incarnation"]
+        self.pool._channels.route(self.pool._placement[self.sid], route)
         return self.sid
 
     @contextlib.contextmanager

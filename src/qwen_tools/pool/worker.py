@@ -110,15 +110,16 @@ class PoolWorker:
         """Whether the template's archive is already here."""
         return self.host.has_template(template_id)
 
-    async def open(self, template: Template, approval_mode: str | None, session_id: str) -> str:
+    async def open(
+        self, template: Template, approval_mode: str | None, session_id: str
+    ) -> dict[str, Any]:
         """Open a session (fetching the template's archive from the object store if needed);
-        the incarnation it was opened on."""
+        this worker's :meth:`route` (with the incarnation the session was opened on)."""
         fetch = template.kind == "tar" and not isinstance(template.data, bytes)
         if fetch and not self.host.has_template(template.id):
             template = template.with_data(await template.data)
         await self.host.open(template, approval_mode=approval_mode, session_id=session_id)
-        await self.route()  # its calls may come through the channel from now on
-        return self.incarnation
+        return await self.route()  # its calls may come through the channel from now on
 
     async def call(
         self, session_id: str, name: str, args: Mapping[str, Any] | None, call_id: str
