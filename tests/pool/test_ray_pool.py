@@ -282,3 +282,21 @@ async def test_a_socket_that_cannot_be_reached_sends_the_calls_by_ray(
         pool._channels.paths = paths
     for one in opened:
         await pool.close_async(one)
+
+
+@pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap cannot run here")
+def test_a_sandboxed_command_cannot_reach_the_workers_socket(pool: SessionPool) -> None:
+    """The socket takes pickles (code, for the worker): a session's shell must not reach it,
+    its own worker's or another's."""
+    sid = pool.open(Template.from_files({"a.txt": "a\n"}), approval_mode="yolo")
+    assert all(info["sandboxed"] for info in pool.info())
+    for path in pool._channels.paths:
+        assert path is not None and os.path.exists(path)
+        probe = (
+            "import socket,sys; s=socket.socket(socket.AF_UNIX); "
+            f"s.connect({path!r}); print('CONN' + 'ECTED')"
+        )
+        done = pool.call(sid, "run_shell_command", {"command": f'python3 -c "{probe}"'})
+        assert "CONNECTED" not in done.response_text
+        assert "No such file or directory" in done.response_text, done.response_text
+    pool.close(sid)
