@@ -68,7 +68,7 @@ def _drive(term: ScreenTerminal, columns: int, long: str) -> None:
     assert len(box) >= 4
     assert all(row[0] == "│" and row[-1] == "│" for row in box[1:-1])
     term.send("\nsecond line")  # Ctrl-J: one more line in the box
-    shown = term.wait_screen(lambda r: any("│ … second line" in x for x in r))
+    shown = term.wait_screen(lambda r: _has_box(r, columns, "│ … second line"))
     box = input_box(shown.display)
     assert box[-2].startswith("│ … second line") and box[-2][-1] == "│"
 
