@@ -141,10 +141,10 @@ class SessionPool:
         exc: BaseException,
         now: dict[str, Any] | BaseException | None,
     ) -> BaseException:
-        """What the caller gets when Ray failed the call: ``SessionLost`` only for a worker
-        found dead (``ActorDiedError``, or a new incarnation in its route ``now``),
-        ``WorkerUnavailable``
-        for one that could not be reached, else the error itself (see :mod:`.failures`)."""
+        """What the caller gets when the call's transport failed (Ray, or the channel):
+        ``SessionLost`` only for a worker found dead (``ActorDiedError``, or a new incarnation
+        in its route ``now``), ``WorkerUnavailable`` for one that could not be reached, else
+        the error itself (see :mod:`.failures`)."""
         if isinstance(now, dict):
             self._channels.route(index, now)
         restarted = isinstance(now, dict) and bool(born) and now.get("incarnation") != born
@@ -165,7 +165,8 @@ class SessionPool:
         return index, born, (method, session_id, born, args)
 
     async def _session_call(self, method: str, session_id: str, *args: Any) -> Any:
-        """``method`` of the session's worker, coalesced with the calls of this loop turn."""
+        """``method`` of the session's worker: through its channel, or as a Ray task with the
+        other calls of this loop turn for that worker."""
         index, born, item = self._item(method, session_id, *args)
         try:
             client = await self._channels.client(index)

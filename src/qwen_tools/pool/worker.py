@@ -33,6 +33,7 @@ from qwen_tools.pool.errors import PoolError, SessionLost
 from qwen_tools.pool.guardian import Ledger, marks_of_this_process, start_guardian, sweep
 from qwen_tools.pool.host import SessionHost
 from qwen_tools.pool.template import Template
+from qwen_tools.shell.execution import watch_spawns
 
 __all__ = ["PoolWorker"]
 
@@ -67,12 +68,13 @@ class PoolWorker:
         shutil.rmtree(root, ignore_errors=True)
         self.host = SessionHost(root, settings=settings, sandbox=sandbox, hide=parent)
         self.incarnation = uuid.uuid4().hex
-        from qwen_tools.shell.execution import watch_spawns
-
         ledger = parent / f"qwen-pool-{name}.{os.getpid()}.ledger"
         self._ledger = Ledger(ledger, marks_of_this_process())
         watch_spawns(self._ledger.note)
-        self._guardian = start_guardian(ledger)
+        try:
+            self._guardian: int | None = start_guardian(ledger).pid
+        except OSError:  # no guardian: the next worker's sweep is left
+            self._guardian = None
         channel = str(self.host.root / "channel" / "sock")
         self._channel = channel if len(channel.encode()) <= MAX_PATH else None
         self._server: asyncio.AbstractServer | None = None
@@ -99,7 +101,7 @@ class PoolWorker:
             **await self.route(),
             "pid": os.getpid(),
             "host": socket.gethostname(),
-            "guardian": self._guardian.pid,
+            "guardian": self._guardian,
             "sessions": len(self.host),
             "rss_kb": _rss_kb(),
             "sandboxed": self.host.sandboxed,
