@@ -1,29 +1,33 @@
 """``qwen-tools rollout --ray ADDRESS`` end to end, as a user runs it: a Ray head started with
 ``ray start --head --block`` in a temp dir (once for the module), the command as a subprocess
 pointed at ``127.0.0.1:PORT``, the fake model server of the tests. Records equal to the local
-run's on the same tasks, resuming, the progress bar on a terminal, and every Ray process the
-module started ended at its end (by the head's pid: ``ray stop`` would end other runs' Ray too).
-A bad address is one line on stderr and a non-zero exit, at once."""
+run's on the same tasks, a run stopped by Ctrl-C resumed, the progress bar on a terminal, more
+workers than the cluster holds (a warning, then SIGTERM), no pool worker left after a command,
+and every Ray process the module started ended at its end (by the head's pid: ``ray stop``
+would end other runs' Ray too). A bad address is one line on stderr and exit 3, at once."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import select
 import shutil
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
 from qwen_tools.process import procfs
-from support.fake_openai import FakeOpenAI
+from support.fake_openai import FakeOpenAI, Reply
 from support.leftovers import die_with_parent
 from support.pty_terminal import PtyTerminal
 from support.rollout_cli import EXE, comparable, records, rollout, rollout_env, write_tasks
@@ -64,9 +68,36 @@ def _wait_gone(pids: set[int], seconds: float) -> set[int]:
     return {pid for pid in alive if procfs.is_alive(pid)}
 
 
+class Head(NamedTuple):
+    address: str
+    """``127.0.0.1:PORT``, as a user would give it."""
+    pid: int
+    """``ray start --block``'s: every Ray process of this head is below it."""
+
+
+def pool_workers(head: Head) -> set[int]:
+    """The head's processes that are pool worker actors."""
+    return {pid for pid in _ours(head.pid) if _command(pid).startswith("ray::PoolWorker")}
+
+
+def _command(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def no_pool_worker_left(head: Head) -> None:
+    """A rollout's pool is gone once its command has ended (a bounded wait)."""
+    deadline = time.monotonic() + 60
+    while pool_workers(head) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not pool_workers(head), [_command(pid) for pid in pool_workers(head)]
+
+
 @pytest.fixture(scope="module")
-def ray_address() -> Iterator[str]:
-    """``127.0.0.1:PORT`` of a 2-CPU Ray head started for this module, then stopped."""
+def ray_head() -> Iterator[Head]:
+    """A 2-CPU Ray head started for this module as a user would, then stopped."""
     root = Path(tempfile.mkdtemp(prefix="qt-ray-"))  # short: Ray's socket paths must be short
     env = {**os.environ, "RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0"}
     argv = [str(RAY), "start", "--head", "--port", "0", "--num-cpus", "2"]
@@ -89,7 +120,7 @@ def ray_address() -> Iterator[str]:
             assert time.monotonic() < deadline, "the Ray head never wrote its address"
             time.sleep(0.2)
         port = address_file.read_text().strip().rsplit(":", 1)[1]
-        yield f"127.0.0.1:{port}"
+        yield Head(f"127.0.0.1:{port}", head.pid)
     finally:
         started = _ours(head.pid)
         assert len(started) > 3, started  # the head, its GCS, raylet, ... were found
@@ -111,10 +142,12 @@ def _tasks(tmp_path: Path, tasks: list[dict[str, Any]]) -> None:
     write_tasks(tmp_path, tasks)
 
 
-def test_rollout_on_ray_equals_the_local_run_and_resumes(ray_address: str, tmp_path: Path) -> None:
+def test_rollout_on_ray_equals_the_local_run(ray_head: Head, tmp_path: Path) -> None:
     _tasks(tmp_path, TASKS)
     with FakeOpenAI(scripted_model) as server:
-        on_ray = rollout(tmp_path, server.url, "-c", "2", "--ray", ray_address, output="ray.jsonl")
+        on_ray = rollout(
+            tmp_path, server.url, "-c", "2", "--ray", ray_head.address, output="ray.jsonl"
+        )
         assert on_ray.returncode == 0, on_ray.stderr
         assert "Traceback" not in on_ray.stderr, on_ray.stderr
         assert "rollout: 3 written (3 ok)" in on_ray.stderr
@@ -142,24 +175,11 @@ def test_rollout_on_ray_equals_the_local_run_and_resumes(ray_address: str, tmp_p
         for name in found:
             assert comparable(found[name]) == comparable(alone[name]), name
 
-        # resume: the tasks already written are skipped, the new one runs on Ray
-        kept = (tmp_path / "ray.jsonl").read_text()
-        asked_before = len(server.requests)
-        _tasks(tmp_path, [*TASKS, {"id": "write", "prompt": "KIND=write TAG=w1"}])
-        again = rollout(tmp_path, server.url, "--ray", ray_address, output="ray.jsonl")
-        assert again.returncode == 0, again.stderr
-        assert "rollout: 1 written (1 ok), 3 already in ray.jsonl" in again.stderr
-        assert (tmp_path / "ray.jsonl").read_text().startswith(kept)
-        added = records(tmp_path, "ray.jsonl")["write"]
-        assert expected_diff_line("write", "w1") in added["diff"]
-        asked = [str(body["messages"]) for body in server.requests[asked_before:]]
-        assert len(asked) == 2 and all("KIND=write" in text for text in asked)  # a call, the end
 
-
-def test_progress_bar_on_a_terminal_with_ray(ray_address: str, tmp_path: Path) -> None:
+def test_progress_bar_on_a_terminal_with_ray(ray_head: Head, tmp_path: Path) -> None:
     _tasks(tmp_path, TASKS)
     with FakeOpenAI(scripted_model) as server:
-        argv = [str(EXE), "rollout", "tasks.jsonl", "-o", "out.jsonl", "--ray", ray_address]
+        argv = [str(EXE), "rollout", "tasks.jsonl", "-o", "out.jsonl", "--ray", ray_head.address]
         terminal = PtyTerminal(argv, rollout_env(tmp_path, server.url, TERM="xterm"), tmp_path)
         try:
             code = terminal.finish(timeout=180)
@@ -176,6 +196,98 @@ def test_progress_bar_on_a_terminal_with_ray(ray_address: str, tmp_path: Path) -
 def terminal_bar(screen: str) -> bool:
     """The bar's last state: all done, a rate, nothing failed, an ETA column."""
     return re.search(r"rollout .*3/3 +\d+\.\d tasks/min · 0 failed .*ETA", screen) is not None
+
+
+HOLD = threading.Event()
+
+
+def held_model(body: dict[str, Any]) -> Reply:
+    """The scripted model, plus ``KIND=hang``: a reply that stops half-way until ``HOLD``."""
+    if "KIND=hang" in json.dumps(body["messages"]):
+        return Reply(content="thinking about it", hold=HOLD)
+    return scripted_model(body)
+
+
+def _until(done: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + 120
+    while not done():
+        assert time.monotonic() < deadline, f"never: {what}"
+        time.sleep(0.1)
+
+
+def test_an_interrupted_run_on_ray_resumes(ray_head: Head, tmp_path: Path) -> None:
+    _tasks(tmp_path, [*TASKS, {"id": "hang", "prompt": "KIND=hang TAG=h1", "template": "repo"}])
+    out = tmp_path / "out.jsonl"
+    argv = [str(EXE), "rollout", "tasks.jsonl", "-o", "out.jsonl", "-c", "4"]
+    with FakeOpenAI(held_model) as server:
+        env = rollout_env(tmp_path, server.url)
+        try:
+            running = subprocess.Popen(
+                [*argv, "--ray", ray_head.address],
+                cwd=tmp_path,
+                env=env,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            try:
+                _until(lambda: out.is_file() and out.read_text().count("\n") == 3, "3 records")
+                _until(lambda: "KIND=hang" in json.dumps(server.requests), "the hang request")
+                running.send_signal(signal.SIGINT)
+                _, stderr = running.communicate(timeout=120)
+            finally:
+                if running.poll() is None:
+                    running.kill()
+                    running.wait()
+        finally:
+            HOLD.set()
+        assert running.returncode == 130, stderr
+        assert "Traceback" not in stderr and "Interrupted." in stderr, stderr
+        assert set(records(tmp_path)) == {"read", "edit", "shell"}
+        no_pool_worker_left(ray_head)
+
+        kept = out.read_text()
+        asked_before = len(server.requests)
+        again = rollout(tmp_path, server.url, "--ray", ray_head.address)
+        assert again.returncode == 0, again.stderr
+        assert "rollout: 1 written (1 ok), 3 already in out.jsonl" in again.stderr
+        assert out.read_text().startswith(kept)
+        assert records(tmp_path)["hang"]["final_text"] == "thinking about it"
+        asked = [json.dumps(body["messages"]) for body in server.requests[asked_before:]]
+        assert asked and all("KIND=hang" in text for text in asked)
+
+
+def test_more_workers_than_the_cluster_holds_wait_with_a_warning(
+    ray_head: Head, tmp_path: Path
+) -> None:
+    """Before: no word while the pool waited for CPUs forever, and SIGTERM then ended the
+    command with exit 1 and a stack dump from Ray's core (Ctrl-C once did nothing)."""
+    _tasks(tmp_path, TASKS[:1])
+    argv = [str(EXE), "rollout", "tasks.jsonl", "-o", "out.jsonl", "--ray", ray_head.address]
+    running = subprocess.Popen(
+        [*argv, "--workers", "5"],
+        cwd=tmp_path,
+        env=rollout_env(tmp_path, "http://127.0.0.1:9/v1"),
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert running.stderr is not None
+        ready, _, _ = select.select([running.stderr], [], [], 120)
+        first = running.stderr.readline() if ready else ""
+        assert first == (
+            "qwen-tools rollout: 5 workers need 2.5 CPUs (0.5 each) and the Ray cluster has 2: "
+            "waiting for more (use fewer --workers, or add nodes)\n"
+        ), first
+        _until(lambda: len(pool_workers(ray_head)) == 4, "the 4 workers that fit")
+        running.send_signal(signal.SIGTERM)
+        _, rest = running.communicate(timeout=120)
+    finally:
+        if running.poll() is None:
+            running.kill()
+            running.wait()
+    assert running.returncode == 143 and rest == "", rest
+    assert not (tmp_path / "out.jsonl").exists()
+    no_pool_worker_left(ray_head)
 
 
 def _closed_port() -> int:

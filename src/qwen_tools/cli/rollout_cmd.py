@@ -14,8 +14,11 @@ Exit code 0 once every task has a record (failed tasks included: see their ``sta
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+import threading
 import time
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from qwen_tools.cli.exit_codes import EXIT_CONFIG, EXIT_OK, EXIT_USAGE
@@ -72,22 +75,65 @@ def _model(args: argparse.Namespace) -> ModelConfig | str:
         return str(exc)
 
 
-def _backend(args: argparse.Namespace) -> Backend:
-    from qwen_tools.rollout.backends import LocalBackend, RayBackend
+WORKER_CPUS = 0.5
+"""CPUs reserved on the cluster per pool worker."""
 
-    if not args.ray:
-        return LocalBackend()
+
+def _ray_backend(args: argparse.Namespace) -> Backend:
+    """A pool on the joined cluster, started before the event loop runs: its start blocks
+    (until every worker is placed) and Ctrl-C must reach it."""
     from qwen_tools.pool.pool import SessionPool
+    from qwen_tools.rollout.backends import RayBackend
+    from qwen_tools.rollout.cluster import cpu_shortfall
 
-    return RayBackend(SessionPool(workers=args.workers), owned=True)  # joined in run_rollout
+    waiting = cpu_shortfall(args.workers, WORKER_CPUS)
+    if waiting is not None:
+        print(f"qwen-tools rollout: {waiting}", file=sys.stderr, flush=True)
+    with _stops_as_exit():
+        pool = SessionPool(workers=args.workers, num_cpus=WORKER_CPUS)
+    return RayBackend(pool, owned=True)
 
 
-async def _run(args: argparse.Namespace, model: ModelConfig, tasks: list[Any]) -> Any:
+@contextlib.contextmanager
+def _stops_as_exit() -> Iterator[None]:
+    """``SIGTERM``/``SIGHUP`` as ``SystemExit(128 + signal)`` while Ray blocks in ``ray.get``:
+    the only exceptions its signal check lets through are that and ``KeyboardInterrupt`` (the
+    CLI's own ``Terminated`` would be dropped, and the wait go on). Ray re-raises it as
+    ``SystemExit(1)``: it leaves as ``Terminated`` again (exit 143 or 129)."""
+    import signal
+
+    from qwen_tools.cli.interrupts import Terminated
+
+    received: list[int] = []
+
+    def stop(signum: int, _frame: object) -> None:
+        received.append(signum)
+        raise SystemExit(128 + signum)
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.signal(signum, stop) for signum in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    except SystemExit:
+        if received:
+            raise Terminated(received[0]) from None
+        raise
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+async def _run(
+    args: argparse.Namespace, model: ModelConfig, tasks: list[Any], backend: Backend | None
+) -> Any:
+    from qwen_tools.rollout.backends import LocalBackend
     from qwen_tools.rollout.runner import RolloutRunner
     from qwen_tools.rollout.tasks import written_ids
 
     progress = _Progress(len(tasks) - len(written_ids(args.output)), not args.no_progress)
-    backend = _backend(args)
+    backend = backend if backend is not None else LocalBackend()
     try:
         runner = RolloutRunner(
             model,
@@ -184,7 +230,8 @@ def run_rollout(args: argparse.Namespace) -> int:
             print(f"qwen-tools rollout: {exc}", file=sys.stderr)
             return EXIT_CONFIG
     try:
-        summary = asyncio.run(_run(args, model, tasks))
+        backend = _ray_backend(args) if args.ray else None
+        summary = asyncio.run(_run(args, model, tasks, backend))
     finally:
         if args.ray:
             import ray

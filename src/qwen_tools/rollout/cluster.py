@@ -6,14 +6,22 @@ long traceback. :func:`join_cluster` first checks that something accepts a TCP c
 ``HOST:PORT`` (a few seconds at most, hand-written because Ray has no fail-fast option for
 it), then calls ``ray.init`` and turns its errors into :class:`ClusterUnavailable`, whose text
 is one line.
+
+``ray.init`` also takes ``SIGTERM`` over (``sys.exit(15)`` and, from its C++ core, a stack dump
+on stderr): the driver's own handler is put back, so a rollout stopped by ``SIGTERM`` ends as
+one stopped by Ctrl-C (its pool shut down, exit 143). :func:`cpu_shortfall` tells, before a
+pool starts, that its workers cannot all be placed yet (they wait for the CPUs, silently).
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import signal
 import socket
+import threading
 
-__all__ = ["PROBE_TIMEOUT_S", "ClusterUnavailable", "join_cluster"]
+__all__ = ["PROBE_TIMEOUT_S", "ClusterUnavailable", "cpu_shortfall", "join_cluster"]
 
 PROBE_TIMEOUT_S = 5.0
 """How long the address may take to accept a TCP connection."""
@@ -74,9 +82,31 @@ def join_cluster(address: str) -> None:
             reason = exc.strerror or _first_line(exc)
             where = address if address != "auto" else f"auto ({target[0]}:{target[1]})"
             raise ClusterUnavailable(f"no Ray cluster at {where}: {reason}") from None
+    os.environ.setdefault("RAY_DISABLE_FAILURE_SIGNAL_HANDLER", "1")  # no dump on SIGTERM
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.getsignal(signal.SIGTERM) if main else None
     try:
         ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
     except (ConnectionError, ValueError, RuntimeError) as exc:
         raise ClusterUnavailable(
             f"cannot join the Ray cluster at {address}: {_first_line(exc)}"
         ) from None
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def cpu_shortfall(workers: int, cpus_each: float) -> str | None:
+    """Why ``workers`` actors of ``cpus_each`` CPUs cannot all start on the joined cluster now
+    (``None``: they fit in its CPUs). Only a warning: an autoscaling cluster may grow."""
+    import ray
+
+    resources: dict[str, float] = ray.cluster_resources()  # type: ignore[no-untyped-call]
+    have = float(resources.get("CPU", 0.0))
+    need = workers * cpus_each
+    if have >= need:
+        return None
+    return (
+        f"{workers} workers need {need:g} CPUs ({cpus_each:g} each) and the Ray cluster has "
+        f"{have:g}: waiting for more (use fewer --workers, or add nodes)"
+    )
