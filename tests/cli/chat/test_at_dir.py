@@ -49,9 +49,8 @@ def test_at_dir_attaches_its_files_within_the_rules(chat: Any, ws: Path, tmp_pat
         term.prompt()
         term.send("again @do")
         term.expect("docs/")  # completion offers the directory
-        term.send("\t")
-        term.send("\x1b[D\x1b[C")  # the screen redraws only what changed; move to see the line
-        term.send("\r")
+        term.send("\t")  # Tab takes the completion and closes the menu (as in Qwen Code) ...
+        term.send("\r")  # ... so Enter sends (it added a new line while the menu stayed open)
         term.expect(r"Attached @docs/ \(2 files")  # completed with its slash
         term.expect("Again.")
         term.prompt()

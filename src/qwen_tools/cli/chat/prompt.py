@@ -187,6 +187,22 @@ class ChatPrompt:
                 return
             buffer.validate_and_handle()
 
+        @bindings.add("tab", filter=has_completions)
+        def _take_completion(event: KeyPressEvent) -> None:
+            """As in Qwen Code: Tab takes the highlighted (or first) completion and closes the
+            menu, so the next Enter sends (a menu left open made Enter add a new line)."""
+            buffer = event.current_buffer
+            state = buffer.complete_state
+            if state is None or not state.completions:
+                return
+            buffer.apply_completion(state.current_completion or state.completions[0])
+
+        @bindings.add("enter", filter=has_completions & completion_is_selected)
+        def _keep_completion(event: KeyPressEvent) -> None:
+            """Enter on a completion chosen with the arrows takes it (the text already holds
+            it) and closes the menu; the next Enter sends."""
+            event.current_buffer.complete_state = None
+
         @bindings.add("c-j")
         @bindings.add("escape", "enter")
         def _newline(event: KeyPressEvent) -> None:
