@@ -130,20 +130,26 @@ class Config:
         session_id: str | None = None,
         state: SessionState | None = None,
         workspace: WorkspaceContext | None = None,
+        workspace_settings: bool = True,
     ) -> Config:
         """Read the settings files for ``cwd`` (default: the current directory) and build a Config.
 
-        ``workspace``: see :class:`Config` (the settings are still read for ``cwd``).
+        ``workspace``: see :class:`Config` (the settings are still read for ``cwd``);
+        ``workspace_settings=False``: the workspace configures nothing (no ``.qwen/settings.json``
+        nor ``.mcp.json``; see :func:`~qwen_tools.config.settings.load_settings`).
 
         Raises :class:`~qwen_tools.SettingsError` naming the file and key on bad input.
         """
         target = Path(os.path.realpath(os.fspath(cwd) if cwd is not None else os.getcwd()))
         home = qwen_home(env)
-        loaded = load_settings(target, qwen_home_dir=home, env=env)
+        loaded = load_settings(
+            target, qwen_home_dir=home, env=env, workspace_settings=workspace_settings
+        )
         settings = parse_tool_settings(loaded)
-        from qwen_tools.config.project_mcp import with_project_servers
+        if workspace_settings:
+            from qwen_tools.config.project_mcp import with_project_servers
 
-        settings = with_project_servers(settings, loaded, target)
+            settings = with_project_servers(settings, loaded, target)
         return cls(
             target,
             settings=settings,
@@ -171,6 +177,13 @@ class Config:
     def subagent_runner(self) -> SubagentRunner | None:
         """Runs subagents for the ``task`` tool, lent by an agent."""
         return self.services.model.subagent_runner
+
+    @property
+    def workspace_settings(self) -> bool:
+        """Whether the workspace's own files may configure the session (``.mcp.json``,
+        ``.lsp.json``, ``.qwen/agents``): ``False`` when loaded with ``workspace_settings=False``."""
+        loaded = self.loaded_settings
+        return loaded is None or loaded.workspace_settings
 
     @property
     def interactive(self) -> bool:

@@ -5,6 +5,8 @@ workspace, system. Each is JSON with ``//`` and ``/* */`` comments (no trailing 
 start with a BOM and may be missing. Legacy v1 flat keys and the seeds' spellings are moved to
 their v2 place (:mod:`.legacy_keys`), and ``$VAR`` / ``${VAR}`` references in string values are
 expanded from the environment. Nothing is ever written back: the files are shared with Qwen Code.
+A caller that does not trust the workspace's content (the session pool) loads without the
+workspace file (``workspace_settings=False``).
 
 The typed view of the tool-related keys lives in :mod:`qwen_tools.config.tool_settings`.
 """
@@ -85,6 +87,11 @@ class LoadedSettings:
     files: list[SettingsFile]
     merged: dict[str, Any]
     trusted: bool = True
+    workspace_settings: bool = True
+    """Whether the workspace may configure the session: ``False`` when loaded with
+    ``workspace_settings=False`` (a pool session on an untrusted template). Then its
+    ``.qwen/settings.json`` was not read, and neither are its ``.mcp.json``, ``.lsp.json`` and
+    ``.qwen/agents`` by the code that would read them."""
 
     def get(self, dotted_key: str | Sequence[str], default: Any = None) -> Any:
         """The merged value at ``dotted_key`` (``"tools.core"`` or ``("mcpServers", "a.b")``)."""
@@ -304,6 +311,7 @@ def load_settings(
     *,
     qwen_home_dir: Path,
     env: Mapping[str, str] | None = None,
+    workspace_settings: bool = True,
 ) -> LoadedSettings:
     """Read and merge the system-defaults, user, workspace and system settings files.
 
@@ -311,7 +319,10 @@ def load_settings(
     ``QWEN_CODE_SYSTEM_SETTINGS_PATH``, ``QWEN_CODE_SYSTEM_DEFAULTS_PATH`` and
     ``QWEN_CODE_TRUSTED_FOLDERS_PATH``. The workspace file is skipped when the project's
     ``.qwen`` is the Qwen home (project dir == home dir) and dropped when folder trust is
-    enabled and the folder is not trusted. Raises :class:`SettingsError` on a bad file.
+    enabled and the folder is not trusted. ``workspace_settings=False`` never reads it (the
+    workspace's content is not trusted to configure anything, whatever folder trust says: the
+    session pool's templates) and marks the result so (:attr:`LoadedSettings.workspace_settings`).
+    Raises :class:`SettingsError` on a bad file.
     """
     env = os.environ if env is None else env
     system_path = _system_settings_path(env)
@@ -333,9 +344,10 @@ def load_settings(
     is_home = _same_path(workspace_dir / ".qwen", qwen_home_dir) or (
         bool(home) and _same_path(workspace_dir, Path(str(home)))
     )
-    if trusted and not is_home:
+    if trusted and not is_home and workspace_settings:
         files.append(
             _load_file(SettingScope.WORKSPACE, workspace_dir / ".qwen" / "settings.json", env)
         )
     files.append(system)
-    return LoadedSettings(files=files, merged=_merge([f.data for f in files]), trusted=trusted)
+    merged = _merge([f.data for f in files])
+    return LoadedSettings(files, merged, trusted=trusted, workspace_settings=workspace_settings)

@@ -210,8 +210,10 @@ def load_server_configs(
     settings_servers: Any = None,
     *,
     trusted: bool = True,
+    project_file: bool = True,
 ) -> list[LspServerConfig]:
-    """Every configured server: ``lspServers`` from settings, then ``.lsp.json`` (which wins)."""
+    """Every configured server: ``lspServers`` from settings, then ``.lsp.json`` (which wins;
+    not read with ``project_file=False``)."""
     root = os.path.realpath(os.fspath(workspace_root))
     if isinstance(settings_servers, str):
         path = Path(root, settings_servers)
@@ -223,6 +225,7 @@ def load_server_configs(
     for config in parse_server_configs(settings_servers, root, origin):
         merged[config.name] = config
     lsp_json = Path(root, LSP_CONFIG_FILE)
-    for config in parse_server_configs(_read_json(lsp_json), root, str(lsp_json), force_trust=True):
+    found = _read_json(lsp_json) if project_file else None
+    for config in parse_server_configs(found, root, str(lsp_json), force_trust=True):
         merged[config.name] = config
     return [c for c in merged.values() if trusted or not c.trust_required]

@@ -3,11 +3,20 @@
 A pool worker is one of these behind a Ray actor; the rollout runner uses one directly when
 it runs without Ray. Each session gets ``sessions/<id>/workspace`` (a copy of its template)
 and its own ``QWEN_HOME``; the host's settings (``settings=``) are written as the system
-settings file every session reads last, so a workspace's own ``.qwen/settings.json`` cannot
-override them. Where bubblewrap works, those settings turn the shell sandbox on and the host
-confines it (:func:`~qwen_tools.shell.sandbox.confine_workspaces`): a session's commands may
-write only its workspace (and its own temp dir and a private ``/tmp``), and see no other
-session's files. The file tools are confined to the workspace already.
+settings file every session reads last.
+
+A template is untrusted content (a repository from the internet, in RL and evaluation), so it
+configures nothing: sessions are opened with ``workspace_settings=False``
+(:class:`~qwen_tools.Session`), and the workspace's ``.qwen/settings.json`` (hooks, MCP servers,
+discovery commands, approval mode, permission rules, ``env``...), ``.mcp.json``, ``.lsp.json``
+and ``.qwen/agents`` are never read, neither as the template has them nor as the model writes
+them during the session (hooks and MCP servers would run in this process, outside the shell's
+sandbox). The host's own settings apply in full. ``QWEN.md`` context files are still read, as
+text for the model, by an agent loop on the session (the rollout runner).
+
+Where bubblewrap works, the host's settings turn the shell sandbox on and the host confines
+it (:func:`~qwen_tools.shell.sandbox.confine_workspaces`): a session's commands may write only
+its workspace (and its own temp dir and a private ``/tmp``), and see no other session's files. The file tools are confined to the workspace already.
 """
 
 from __future__ import annotations
@@ -118,7 +127,10 @@ class SessionHost:
         await asyncio.to_thread(baseline.materialize, directory / "workspace")
         (directory / "home").mkdir()
         session = Session(
-            directory / "workspace", approval_mode=approval_mode, env=self._env(directory)
+            directory / "workspace",
+            approval_mode=approval_mode,
+            env=self._env(directory),
+            workspace_settings=False,  # the template is untrusted: it configures nothing
         )
         try:
             await session.__aenter__()

@@ -74,6 +74,7 @@ class Session:
         read_saved_output: bool = True,
         workspace: WorkspaceContext | None = None,
         experimental_lsp: bool = False,
+        workspace_settings: bool = True,
     ) -> None:
         """Load the settings for ``cwd`` (or use ``config``); nothing is started yet.
 
@@ -84,7 +85,11 @@ class Session:
         session, kept under the Qwen runtime directory and locked while this one is open;
         ``workspace``: the directories the tools may use, narrower than ``cwd`` (a serve client's
         roots); the settings are still those of ``cwd``; ``experimental_lsp``: offer the ``lsp``
-        tool as ``lsp.enabled`` does (Qwen Code's ``--experimental-lsp``).
+        tool as ``lsp.enabled`` does (Qwen Code's ``--experimental-lsp``);
+        ``workspace_settings=False``: the workspace's content configures nothing (its
+        ``.qwen/settings.json``, ``.mcp.json``, ``.lsp.json`` and ``.qwen/agents`` are not read,
+        then or later; its ``QWEN.md`` files are still context), for a workspace whose content is
+        not trusted (the session pool's templates); it has no effect with ``config``.
         Raises :class:`~qwen_tools.SettingsError` on bad settings.
         """
         mode = (
@@ -107,6 +112,7 @@ class Session:
                     session_id=self._named.session_id if self._named else None,
                     state=self._named.state if self._named else None,
                     workspace=workspace,
+                    workspace_settings=workspace_settings,
                 )
             elif mode is not None:
                 config.approval_mode = mode

@@ -16,7 +16,12 @@ __all__ = ["lsp_server_configs", "lsp_tool_enabled"]
 def lsp_server_configs(config: Config) -> list[LspServerConfig]:
     """The servers of the session's workspace (``lspServers`` in settings, then ``.lsp.json``)."""
     servers = lsp_settings(config).servers
-    return load_server_configs(config.target_dir, servers, trusted=config.settings.trusted)
+    return load_server_configs(
+        config.target_dir,
+        servers,
+        trusted=config.settings.trusted,
+        project_file=config.workspace_settings,
+    )
 
 
 def lsp_tool_enabled(config: Config) -> bool:

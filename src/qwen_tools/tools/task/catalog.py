@@ -2,7 +2,8 @@
 
 Files are ``<project>/.qwen/agents/*.md`` and ``<qwen home>/agents/*.md`` (``~/.qwen/agents``
 or ``$QWEN_HOME/agents``), read in name order. The project level is skipped when the project
-is the home directory (its ``.qwen`` is the user's). Names are matched case-insensitively and
+is the home directory (its ``.qwen`` is the user's), or when the workspace may not configure
+the session (``Config.workspace_settings`` false: the session pool). Names are matched case-insensitively and
 the first level that has a name wins: project > user > built-in. An invalid file is skipped
 and logged (``Skipped invalid file <path>: <reason>``); one that claims an external executor
 or a container backend but is invalid refuses its name, so a lower level's definition of that
@@ -166,7 +167,8 @@ class SubagentLoader:
         project_root = Path(self.config.target_dir)
         project = project_root / ".qwen" / "agents"
         folders: list[tuple[Level, Path]] = []
-        if not (_same_path(project_root, Path.home()) or _same_path(project, user)):
+        at_home = _same_path(project_root, Path.home()) or _same_path(project, user)
+        if self.config.workspace_settings and not at_home:
             folders.append(("project", project))
         folders.append(("user", user))
         return folders
