@@ -236,8 +236,7 @@ def test_at_path_completes_and_attaches_files_respecting_ignores(chat: Any, ws: 
         term.send("\t")
         term.send("no")
         term.expect("notes.txt")
-        term.send("\x1b[B")  # Down picks the completion; Enter takes it without sending
-        term.send("\r")
+        term.send("\t")  # Tab takes the completion and closes the menu
         term.send(" and @hidden.txt and @../outside.txt\r")
         term.expect(r"Attached @docs/notes\.txt")
         term.expect(r"Not attached @hidden\.txt: ignored")
