@@ -293,6 +293,30 @@ def test_more_workers_than_the_cluster_holds_wait_with_a_warning(
     no_pool_worker_left(ray_head)
 
 
+def test_workers_that_cannot_start_on_the_cluster_are_one_line(
+    ray_head: Head, tmp_path: Path
+) -> None:
+    """A runtime env the nodes cannot set up, as a job submitted with one gets it (before: a
+    traceback from the pool's start)."""
+    _tasks(tmp_path, TASKS[:1])
+    broken = json.dumps({"runtime_env": {"conda": "qwen-tools-no-such-env"}})
+    done = rollout(
+        tmp_path,
+        "http://127.0.0.1:9/v1",
+        "--ray",
+        ray_head.address,
+        RAY_JOB_CONFIG_JSON_ENV_VAR=broken,
+    )
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert done.returncode == 3, done.stderr
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    assert lines[0].startswith(
+        "qwen-tools rollout: the pool's workers did not start on the Ray cluster: "
+    ), lines
+    assert not (tmp_path / "out.jsonl").exists()
+    no_pool_worker_left(ray_head)
+
+
 def _closed_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -82,15 +82,14 @@ WORKER_CPUS = 0.5
 def _ray_backend(args: argparse.Namespace) -> Backend:
     """A pool on the joined cluster, started before the event loop runs: its start blocks
     (until every worker is placed) and Ctrl-C must reach it."""
-    from qwen_tools.pool.pool import SessionPool
     from qwen_tools.rollout.backends import RayBackend
-    from qwen_tools.rollout.cluster import cpu_shortfall
+    from qwen_tools.rollout.cluster import cpu_shortfall, start_pool
 
     waiting = cpu_shortfall(args.workers, WORKER_CPUS)
     if waiting is not None:
         print(f"qwen-tools rollout: {waiting}", file=sys.stderr, flush=True)
     with _stops_as_exit():
-        pool = SessionPool(workers=args.workers, num_cpus=WORKER_CPUS)
+        pool = start_pool(args.workers, WORKER_CPUS)
     return RayBackend(pool, owned=True)
 
 
@@ -221,22 +220,20 @@ def run_rollout(args: argparse.Namespace) -> int:
         return EXIT_CONFIG
     import asyncio
 
-    if args.ray:
-        from qwen_tools.rollout.cluster import ClusterUnavailable, join_cluster
+    from qwen_tools.rollout.cluster import ClusterUnavailable, join_cluster
 
-        try:
-            join_cluster(args.ray)
-        except ClusterUnavailable as exc:
-            print(f"qwen-tools rollout: {exc}", file=sys.stderr)
-            return EXIT_CONFIG
     try:
-        backend = _ray_backend(args) if args.ray else None
-        summary = asyncio.run(_run(args, model, tasks, backend))
-    finally:
+        backend = None
         if args.ray:
-            import ray
-
-            ray.shutdown()
+            join_cluster(args.ray)
+            backend = _ray_backend(args)
+        summary = asyncio.run(_run(args, model, tasks, backend))
+    except ClusterUnavailable as exc:
+        print(f"qwen-tools rollout: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    finally:
+        if args.ray and "ray" in sys.modules:  # joined (or tried to): leave the cluster
+            sys.modules["ray"].shutdown()
     per_status = ", ".join(
         f"{count} {status}" for status, count in sorted(summary.statuses.items())
     )

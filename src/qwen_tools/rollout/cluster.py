@@ -20,8 +20,12 @@ import os
 import signal
 import socket
 import threading
+from typing import TYPE_CHECKING
 
-__all__ = ["PROBE_TIMEOUT_S", "ClusterUnavailable", "cpu_shortfall", "join_cluster"]
+if TYPE_CHECKING:
+    from qwen_tools.pool.pool import SessionPool
+
+__all__ = ["PROBE_TIMEOUT_S", "ClusterUnavailable", "cpu_shortfall", "join_cluster", "start_pool"]
 
 PROBE_TIMEOUT_S = 5.0
 """How long the address may take to accept a TCP connection."""
@@ -63,8 +67,11 @@ def _host_port(address: str) -> tuple[str, int] | None:
 
 
 def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
+    """The first line of ``exc``'s text and, when it has more, its last (often the cause)."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    if not lines:
+        return type(exc).__name__
+    return lines[0] if len(lines) == 1 else f"{lines[0]} ({lines[-1]})"
 
 
 def join_cluster(address: str) -> None:
@@ -87,13 +94,29 @@ def join_cluster(address: str) -> None:
     previous = signal.getsignal(signal.SIGTERM) if main else None
     try:
         ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
-    except (ConnectionError, ValueError, RuntimeError) as exc:
+    except Exception as exc:  # a refused connection, a runtime env that cannot be shipped...
         raise ClusterUnavailable(
             f"cannot join the Ray cluster at {address}: {_first_line(exc)}"
         ) from None
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+def start_pool(workers: int, cpus_each: float) -> SessionPool:
+    """A :class:`~qwen_tools.pool.SessionPool` on the joined cluster, once all its workers run;
+    :class:`ClusterUnavailable` when they cannot start there (a runtime env that fails to set
+    up, ``qwen_tools`` missing on the nodes...)."""
+    from ray.exceptions import RayError
+
+    from qwen_tools.pool.pool import SessionPool
+
+    try:
+        return SessionPool(workers=workers, num_cpus=cpus_each)
+    except RayError as exc:
+        raise ClusterUnavailable(
+            f"the pool's workers did not start on the Ray cluster: {_first_line(exc)}"
+        ) from None
 
 
 def cpu_shortfall(workers: int, cpus_each: float) -> str | None:
