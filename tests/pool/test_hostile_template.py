@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from qwen_tools import ApprovalMode
+from qwen_tools.agent.context import load_context
 from qwen_tools.pool import SessionHost, Template
 from qwen_tools.tools.lsp.enabled import lsp_server_configs
 from qwen_tools.tools.task.catalog import SubagentLoader
@@ -144,3 +145,23 @@ async def test_the_pools_own_settings_still_apply(tmp_path: Path, markers: Path)
     finally:
         await host.aclose()
     assert sorted(p.name for p in markers.iterdir()) == ["pool-hook"]
+
+
+async def test_context_files_are_text_from_the_workspace_only(
+    host: SessionHost, tmp_path: Path
+) -> None:
+    # QWEN.md is still context, but a template's symlinks cannot pull the host's files into it
+    # (the worker's environment holds its API keys; the trajectory is recorded)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOPSECRET\n")
+    tree = tmp_path / "tree"
+    (tree / ".qwen" / "rules").mkdir(parents=True)
+    (tree / "QWEN.md").write_text("Project notes.\n@leak.md\n")
+    (tree / "leak.md").symlink_to(secret)
+    (tree / "AGENTS.md").symlink_to("/proc/self/environ")
+    (tree / ".qwen" / "rules" / "leak.md").symlink_to(secret)
+    (tree / ".qwen" / "rules" / "style.md").write_text("Use tabs.\n")
+    sid = await host.open(Template.from_directory(tree))
+    context = load_context(host.session(sid).config)
+    assert "Project notes." in context.text and "Use tabs." in context.text
+    assert "TOPSECRET" not in context.text and "PATH=" not in context.text

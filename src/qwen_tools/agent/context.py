@@ -17,6 +17,11 @@ Files are joined as ``--- Context from: <path relative to cwd> ---`` … ``--- E
 from: <path> ---`` blocks separated by a blank line; rules as ``--- Rule from: <path> ---``
 blocks. ``@path`` imports (tree format, up to 5 levels, inside the importing file's git root,
 not in code) are inlined between ``<!-- Imported from: path -->`` comments.
+
+When the workspace may not configure the session (``Config.workspace_settings`` false: the
+session pool's untrusted templates), only files whose real path (symlinks resolved) is inside
+a workspace directory or the Qwen home are read, imports and rules included: a template's
+symlink cannot put the host's files (``/proc/self/environ``…) into the model's context.
 """
 
 from __future__ import annotations
@@ -157,8 +162,23 @@ def _inside(path: Path, root: Path) -> bool:
     return True
 
 
-def process_imports(text: str, base: Path, seen: frozenset[Path], depth: int = 0) -> str:
-    """Inline ``@path`` imports of ``text`` (a file in ``base``) as the reference's tree format."""
+def _within(path: Path, roots: tuple[str, ...] | None) -> bool:
+    """Whether ``path``, its symlinks resolved, is inside one of ``roots`` (``None``: anywhere)."""
+    if roots is None:
+        return True
+    real = os.path.realpath(path)
+    return any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
+
+
+def process_imports(
+    text: str,
+    base: Path,
+    seen: frozenset[Path],
+    depth: int = 0,
+    within: tuple[str, ...] | None = None,
+) -> str:
+    """Inline ``@path`` imports of ``text`` (a file in ``base``) as the reference's tree format;
+    ``within``: the real directories imports must resolve into (default: no such limit)."""
     if depth >= MAX_IMPORT_DEPTH:
         return text
     root = find_project_root(base) or base
@@ -171,7 +191,11 @@ def process_imports(text: str, base: Path, seen: frozenset[Path], depth: int = 0
         target = Path(os.path.normpath(base / raw))
         if any(a <= start < b for a, b in regions):
             out.append(f"@{raw}")
-        elif re.match(r"^(file|https?)://", raw) or not _inside(target, root):
+        elif (
+            re.match(r"^(file|https?)://", raw)
+            or not _inside(target, root)
+            or not _within(target, within)
+        ):
             out.append(f"<!-- Import failed: {raw} - Path traversal attempt -->")
         elif target in seen:
             out.append(f"<!-- File already processed: {raw} -->")
@@ -184,7 +208,7 @@ def process_imports(text: str, base: Path, seen: frozenset[Path], depth: int = 0
             except (OSError, UnicodeDecodeError) as exc:
                 out.append(f"<!-- Import failed: {raw} - {exc} -->")
                 continue
-            inner = process_imports(content, target.parent, seen | {target}, depth + 1)
+            inner = process_imports(content, target.parent, seen | {target}, depth + 1, within)
             out.append(
                 f"<!-- Imported from: {raw} -->\n{inner}\n<!-- End of import from: {raw} -->"
             )
@@ -209,11 +233,12 @@ def _rule_text(raw: str) -> str | None:
     return text or None
 
 
-def _rules(directory: Path, project_root: Path) -> list[str]:
+def _rules(directory: Path, project_root: Path, within: tuple[str, ...] | None = None) -> list[str]:
     if not directory.is_dir():
         return []
     blocks = []
-    for path in sorted(str(p) for p in directory.rglob("*.md") if p.is_file()):
+    found = (p for p in directory.rglob("*.md") if p.is_file() and _within(p, within))
+    for path in sorted(str(p) for p in found):
         try:
             body = _rule_text(Path(path).read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError):
@@ -235,6 +260,9 @@ def load_context(config: Config, *, user_home: Path | None = None) -> ContextFil
     loaded = config.loaded_settings
     trusted = loaded.trusted if loaded is not None else True
     names = context_file_names(config)
+    within = None
+    if not config.workspace_settings:  # an untrusted workspace: no symlink out of it
+        within = tuple(os.path.realpath(d) for d in (*config.workspace.directories, qwen_home))
     dirs: list[Path] = []
     if loaded is not None and loaded.get("context.loadMemoryFromIncludeDirectories") is True:
         dirs.extend(Path(d) for d in config.workspace.directories)
@@ -249,7 +277,7 @@ def load_context(config: Config, *, user_home: Path | None = None) -> ContextFil
     identities: set[str] = set()
     for path in paths:
         identity = os.path.realpath(path)
-        if identity not in identities:
+        if identity not in identities and _within(path, within):
             identities.add(identity)
             unique.append(path)
     blocks: list[str] = []
@@ -259,7 +287,7 @@ def load_context(config: Config, *, user_home: Path | None = None) -> ContextFil
             raw = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             continue
-        content = process_imports(raw, path.parent, frozenset({path})).strip()
+        content = process_imports(raw, path.parent, frozenset({path}), within=within).strip()
         if not content:
             continue
         shown = os.path.relpath(path, cwd)
@@ -269,9 +297,9 @@ def load_context(config: Config, *, user_home: Path | None = None) -> ContextFil
         used.append(path)
     text = "\n\n".join(blocks)
     project_root = root or cwd
-    rules = _rules(qwen_home / "rules", project_root)
+    rules = _rules(qwen_home / "rules", project_root, within)
     if trusted and (project_root / ".qwen" / "rules").resolve() != (qwen_home / "rules").resolve():
-        rules += _rules(project_root / ".qwen" / "rules", project_root)
+        rules += _rules(project_root / ".qwen" / "rules", project_root, within)
     if rules:
         joined = "\n\n".join(rules)
         text = f"{text}\n\n{joined}" if text else joined
