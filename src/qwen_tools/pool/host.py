@@ -12,7 +12,8 @@ discovery commands, approval mode, permission rules, ``env``...), ``.mcp.json``,
 and ``.qwen/agents`` are never read, neither as the template has them nor as the model writes
 them during the session (hooks and MCP servers would run in this process, outside the shell's
 sandbox). The host's own settings apply in full. ``QWEN.md`` context files are still read, as
-text for the model, by an agent loop on the session (the rollout runner).
+text for the model, by an agent loop on the session (the rollout runner), but only where their
+real path is inside the workspace (:mod:`qwen_tools.agent.context`).
 
 Where bubblewrap works, the host's settings turn the shell sandbox on and the host confines
 it (:func:`~qwen_tools.shell.sandbox.confine_workspaces`): a session's commands may write only

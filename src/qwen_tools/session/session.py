@@ -88,7 +88,8 @@ class Session:
         tool as ``lsp.enabled`` does (Qwen Code's ``--experimental-lsp``);
         ``workspace_settings=False``: the workspace's content configures nothing (its
         ``.qwen/settings.json``, ``.mcp.json``, ``.lsp.json`` and ``.qwen/agents`` are not read,
-        then or later; its ``QWEN.md`` files are still context), for a workspace whose content is
+        then or later; its ``QWEN.md`` files are still context, if their real paths are inside
+        the workspace), for a workspace whose content is
         not trusted (the session pool's templates); it has no effect with ``config``.
         Raises :class:`~qwen_tools.SettingsError` on bad settings.
         """
