@@ -233,8 +233,8 @@ def test_unknown_keys_are_kept_and_ignored(layout: Layout) -> None:
         ("AutoEdit", ApprovalMode.AUTO_EDIT),
         ("YOLO", ApprovalMode.YOLO),
         (" Plan ", ApprovalMode.PLAN),
-        ("auto", ApprovalMode.DEFAULT),
-        ("AUTO", ApprovalMode.DEFAULT),
+        ("auto", ApprovalMode.AUTO),
+        ("AUTO", ApprovalMode.AUTO),
     ],
 )
 def test_approval_mode_parse(text: str, mode: ApprovalMode) -> None:
@@ -243,13 +243,13 @@ def test_approval_mode_parse(text: str, mode: ApprovalMode) -> None:
 
 @pytest.mark.parametrize("text", ["sometimes", "", "auto-accept", "yolo!"])
 def test_approval_mode_parse_rejects(text: str) -> None:
-    with pytest.raises(ValueError, match="plan, default, auto-edit, yolo"):
+    with pytest.raises(ValueError, match="plan, default, auto-edit, auto, yolo"):
         ApprovalMode.parse(text)
 
 
 def test_approval_mode_from_settings(layout: Layout) -> None:
     write(layout.user_file, {"tools": {"approvalMode": "auto"}})
-    assert parse_tool_settings(layout.load()).approval_mode is ApprovalMode.DEFAULT
+    assert parse_tool_settings(layout.load()).approval_mode is ApprovalMode.AUTO
     write(layout.user_file, {"tools": {"approvalMode": "autoedit"}})
     assert parse_tool_settings(layout.load()).approval_mode is ApprovalMode.AUTO_EDIT
 

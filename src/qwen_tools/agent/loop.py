@@ -142,7 +142,7 @@ class AgentLoop:
         model again (Qwen Code's interactive mode; the refusals stay in the history)."""
         self.history = History()
         self.builder = RequestBuilder(self.model, system_prompt, registry, stream=stream)
-        self.scheduler = ToolScheduler(registry, config, confirm=confirm)
+        self.scheduler = ToolScheduler(registry, config, confirm=confirm, transcript=self.history)
         self.compression = Compressor(client, lambda: self.model, config, stats)
         self.scheduler.subscribe(self._on_tool_event)
         self._handlers: list[EventHandler] = [on_event] if on_event is not None else []

@@ -89,13 +89,12 @@ def resolve_subagent_approval_mode(
 ) -> ApprovalMode:
     """The approval mode a subagent runs under, by 0.24.4's rule.
 
-    A parent in ``yolo`` or ``auto-edit`` passes its mode down; ``bubble`` means ``default``
-    (the parent's user answers); otherwise the definition's mode applies, except that an
-    untrusted folder never gets a more permissive mode than the parent's; without one, a
+    A parent in ``yolo``, ``auto-edit`` or ``auto`` passes its mode down; ``bubble`` means
+    ``default`` (the parent's user answers); otherwise the definition's mode applies, except that
+    an untrusted folder never gets a more permissive mode than the parent's; without one, a
     ``plan`` parent gives ``plan``, a trusted folder ``auto-edit``, else the parent's mode.
-    (``auto``, 0.24.4's classifier mode, is read as ``default`` here, as everywhere.)
     """
-    if parent in (ApprovalMode.YOLO, ApprovalMode.AUTO_EDIT):
+    if parent in (ApprovalMode.YOLO, ApprovalMode.AUTO_EDIT, ApprovalMode.AUTO):
         return parent
     if agent == "bubble":
         return ApprovalMode.DEFAULT

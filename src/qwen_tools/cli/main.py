@@ -23,7 +23,7 @@ from typing import Any
 from qwen_tools._version import __version__
 from qwen_tools.cli.exit_codes import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_USAGE
 
-APPROVAL_MODES = ("plan", "default", "auto-edit", "yolo")
+APPROVAL_MODES = ("plan", "default", "auto-edit", "auto", "yolo")
 COMMANDS = ("tools", "schema", "call", "serve", "run", "mcp", "chat", "rollout")
 EXPORT_FORMATS = ("openai", "openai-strict", "anthropic", "gemini", "mcp")
 

@@ -38,20 +38,19 @@ class ApprovalMode(StrEnum):
     PLAN = "plan"
     DEFAULT = "default"
     AUTO_EDIT = "auto-edit"
+    AUTO = "auto"
+    """An LLM classifier approves or blocks each call that would ask (see execution.auto_mode)."""
     YOLO = "yolo"
 
     @classmethod
     def parse(cls, value: str) -> ApprovalMode:
         """Parse a user-supplied mode, case-insensitively.
 
-        ``auto_edit`` and ``autoedit`` mean ``auto-edit``; ``auto`` (Qwen Code's classifier mode,
-        which this package does not have) means ``default``. Anything else raises ``ValueError``.
+        ``auto_edit`` and ``autoedit`` mean ``auto-edit``. Anything else raises ``ValueError``.
         """
         normalized = value.strip().lower()
         if normalized in ("auto_edit", "autoedit"):
             return cls.AUTO_EDIT
-        if normalized == "auto":
-            return cls.DEFAULT
         try:
             return cls(normalized)
         except ValueError:
@@ -253,7 +252,7 @@ def _approval_mode(reader: _Reader, trusted: bool) -> ApprovalMode | None:
         mode = ApprovalMode.parse(text)
     except ValueError:
         valid = ", ".join(mode.value for mode in ApprovalMode)
-        raise reader.bad(key, text, f"one of {valid} (or auto)") from None
+        raise reader.bad(key, text, f"one of {valid}") from None
     # An untrusted folder may only plan or ask (Qwen Code forces "default" there).
     if not trusted and mode not in (ApprovalMode.PLAN, ApprovalMode.DEFAULT):
         return ApprovalMode.DEFAULT

@@ -4,7 +4,8 @@
 and ``forced_confirmation`` gives the prompt an ask rule needs for a tool that would not ask.
 ``decide`` applies the approval mode (plan blocks everything but info and plan confirmations,
 auto-edit approves edit and info confirmations — except edits of the sensitive files of
-:mod:`.sensitive_paths`, which ask in every mode but yolo), refuses when nobody can be asked,
+:mod:`.sensitive_paths`, which ask in every mode but yolo; auto lets :mod:`.auto_mode` approve,
+block or hand the call over), refuses when nobody can be asked,
 otherwise lets the PermissionRequest hooks answer (:mod:`.hook_points`), else asks through the
 :data:`ConfirmationHandler` — looping through modify-with-editor rounds — and records "always
 allow" answers for the session.
@@ -13,6 +14,7 @@ allow" answers for the session.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from qwen_tools.config.tool_settings import ApprovalMode
@@ -107,9 +109,35 @@ async def decide(
     details: ToolCallConfirmationDetails,
     signal: AbortSignal,
     confirm: ConfirmationHandler | None,
+    *,
+    forced_ask: bool = False,
+    transcript: Iterable[Mapping[str, Any]] = (),
 ) -> tuple[ToolConfirmationOutcome, ToolInvocation[Any]] | CompletedToolCall:
-    """Ask about the call; the answer and the invocation to run (rebuilt after a modify)."""
+    """Ask about the call; the answer and the invocation to run (rebuilt after a modify).
+
+    In ``auto`` mode :func:`~.auto_mode.review` may approve or block the call first
+    (``forced_ask``: an ask rule matched; ``transcript``: the conversation so far).
+    """
     mode = config.approval_mode
+    auto_fallback = False
+    if mode is ApprovalMode.AUTO:
+        from qwen_tools.execution.auto_mode import review
+
+        verdict = await review(
+            config,
+            tool.name,
+            invocation.params,
+            forced_ask=forced_ask,
+            transcript=transcript,
+            signal=signal,
+        )
+        if verdict.kind == "approved":
+            return ToolConfirmationOutcome.PROCEED_ONCE, invocation
+        if verdict.kind == "blocked":
+            return failed(request, verdict.message, ToolErrorType.EXECUTION_DENIED, tool=tool)
+        auto_fallback = verdict.fallback
+        if verdict.message:
+            _log.info("auto mode: %s", verdict.message)
     if mode is ApprovalMode.PLAN and details.type not in ("info", "plan"):
         text = (
             messages.PLAN_MODE_SHELL_BLOCKED
@@ -171,6 +199,10 @@ async def decide(
                 file_path=details.file_path,
             )
         return cancelled(request, reason, tool=tool, display=display, outcome=outcome)
+    if auto_fallback:
+        from qwen_tools.execution.auto_mode import manual_approval
+
+        manual_approval(config)
     remember_always_allow(config, tool, details, outcome)
     return outcome, invocation
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Literal
@@ -98,6 +98,7 @@ class ToolScheduler:
         on_result: ResultHook | None = None,
         on_complete: CompletionHook | None = None,
         telemetry: CompletionHook | Literal["default"] | None = "default",
+        transcript: Iterable[Mapping[str, Any]] = (),
     ) -> None:
         """Configure the scheduler.
 
@@ -105,6 +106,7 @@ class ToolScheduler:
         batch). ``on_result`` transforms successful results after that; ``on_complete`` sees
         every finished call; ``telemetry`` receives one event per finished call (by default a
         :class:`~qwen_tools.execution.telemetry.TelemetryHook` logging to ``qwen_tools.telemetry``).
+        ``transcript``: the conversation (read when a call is reviewed in ``auto`` mode).
         """
         self.registry = registry
         self.config = config
@@ -120,6 +122,8 @@ class ToolScheduler:
         else:
             self.telemetry = telemetry
         self._listeners: list[EventListener] = []
+        self.transcript = transcript
+        """The conversation the calls come from (an agent loop's history), for ``auto`` mode."""
 
     def on_result(
         self, tool: BaseDeclarativeTool[Any], call_id: str, result: ToolResult
@@ -214,6 +218,7 @@ class _Batch:
                 self.finish(index, outcome)
                 prepared.append(None)
             else:
+                outcome.transcript = self.owner.transcript
                 prepared.append(outcome)
         if self.owner.confirm is None:
             # Nobody to ask: approvals never wait for a person, so decide them all up front.

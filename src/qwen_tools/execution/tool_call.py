@@ -9,7 +9,7 @@ unknown tools, invalid params, refusals, failures and cancellations all become a
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -83,6 +83,8 @@ class PreparedCall:
     """The session's hooks, when it has any (set by :func:`approve_call`)."""
     tool_use_id: str = ""
     hook_reason: str | None = None
+    transcript: Iterable[Mapping[str, Any]] = ()
+    """The conversation so far, for the ``auto`` mode's classifier (set by the scheduler)."""
 
 
 def prepare_call(
@@ -179,14 +181,40 @@ async def approve_call(
     if verdict.decision == "ask":
         details = details or forced_confirmation(call.tool, call.invocation)
     elif details is False or is_preapproved(config, call.tool, call.invocation.params, details):
-        return None
+        if not await _auto_reviews_anyway(config, call):
+            return None
+        details = details or forced_confirmation(call.tool, call.invocation)
     decided = await decide(
-        config, call.tool, call.request, call.invocation, details, signal, confirm
+        config,
+        call.tool,
+        call.request,
+        call.invocation,
+        details,
+        signal,
+        confirm,
+        forced_ask=verdict.decision == "ask",
+        transcript=call.transcript,
     )
     if isinstance(decided, CompletedToolCall):
         return decided
     call.outcome, call.invocation = decided
     return None
+
+
+async def _auto_reviews_anyway(config: Config, call: PreparedCall) -> bool:
+    """In ``auto``, a call that would run unasked is still reviewed when it writes a protected
+    file, or when it is a shell command and ``classifyAllShell`` is on (0.24.4)."""
+    if config.approval_mode is not ApprovalMode.AUTO:
+        return False
+    import anyio.to_thread
+
+    from qwen_tools.execution.auto_guards import SHELL_TOOL, protected_write
+    from qwen_tools.execution.auto_mode import classifies_all_shell
+
+    name, params = call.tool.name, call.invocation.params
+    if name == SHELL_TOOL and classifies_all_shell(config):
+        return True
+    return bool(await anyio.to_thread.run_sync(protected_write, config, name, params))
 
 
 async def _pre_tool_hooks(config: Config, call: PreparedCall) -> str | CompletedToolCall | None:

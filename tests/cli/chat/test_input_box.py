@@ -106,5 +106,7 @@ def _drive(term: ScreenTerminal, columns: int, long: str) -> None:
     term.send("\x03")
     term.send("\x1b[Z")  # Shift-Tab
     term.wait_screen(lambda r: any("auto-edit" in row for row in r))
+    term.send("\x1b[Z")  # default → auto-edit → auto → yolo → plan, as in Qwen Code 0.24.4
+    term.wait_screen(lambda r: any("auto mode" in row for row in r))
     term.send("/quit\r")
     assert term.finish() == 0

@@ -102,7 +102,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         ("approval-mode", "mode"),
         "/approval-mode [MODE]",
-        "show or set the approval mode: plan, default, auto-edit, yolo (also /mode)",
+        "show or set the approval mode: plan, default, auto-edit, auto, yolo (also /mode)",
         _mode,
     ),
     Command(

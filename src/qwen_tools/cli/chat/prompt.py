@@ -33,10 +33,17 @@ if TYPE_CHECKING:
 INTERRUPT: Final = "\x03"
 """What :meth:`ChatPrompt.read` returns for Ctrl-C on an empty prompt."""
 
-_MODE_CYCLE = (ApprovalMode.DEFAULT, ApprovalMode.AUTO_EDIT, ApprovalMode.YOLO, ApprovalMode.PLAN)
+_MODE_CYCLE = (
+    ApprovalMode.DEFAULT,
+    ApprovalMode.AUTO_EDIT,
+    ApprovalMode.AUTO,
+    ApprovalMode.YOLO,
+    ApprovalMode.PLAN,
+)
 _MODE_STYLE = {
     ApprovalMode.DEFAULT: "class:hint",
     ApprovalMode.AUTO_EDIT: "fg:ansigreen",
+    ApprovalMode.AUTO: "fg:ansiyellow",
     ApprovalMode.YOLO: "fg:ansired bold",
     ApprovalMode.PLAN: "fg:ansicyan",
 }
