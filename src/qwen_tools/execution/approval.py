@@ -131,13 +131,17 @@ async def decide(
             transcript=transcript,
             signal=signal,
         )
+        if verdict.classifier_denied:
+            from qwen_tools.execution.auto_mode import permission_denied_hooks
+
+            await permission_denied_hooks(config, tool.name, invocation.params, request.call_id)
         if verdict.kind == "approved":
             return ToolConfirmationOutcome.PROCEED_ONCE, invocation
         if verdict.kind == "blocked":
             return failed(request, verdict.message, ToolErrorType.EXECUTION_DENIED, tool=tool)
         auto_fallback = verdict.fallback
-        if verdict.message:
-            _log.info("auto mode: %s", verdict.message)
+        if verdict.message and details.type == "exec":
+            details.warnings = (*details.warnings, verdict.message)  # why it asks after all
     if mode is ApprovalMode.PLAN and details.type not in ("info", "plan"):
         text = (
             messages.PLAN_MODE_SHELL_BLOCKED

@@ -20,7 +20,8 @@ rules and PreToolUse hooks have already had their say):
    ``execution_denied`` with 0.24.4's text; unavailable (error, timeout, bad answer) → ask.
 
 "Ask" means the normal confirmation; with nobody to ask it is refused as in ``default`` mode.
-A user approving such a fallback resets the run of refusals (:func:`manual_approval`).
+A user approving such a fallback resets the run of refusals (:func:`manual_approval`); a
+classifier block fires the PermissionDenied hooks (:func:`permission_denied_hooks`).
 """
 
 from __future__ import annotations
@@ -43,7 +44,13 @@ if TYPE_CHECKING:
     from qwen_tools.config.config import Config
     from qwen_tools.contract.abort import AbortSignal
 
-__all__ = ["AutoVerdict", "block_message", "manual_approval", "review"]
+__all__ = [
+    "AutoVerdict",
+    "block_message",
+    "manual_approval",
+    "permission_denied_hooks",
+    "review",
+]
 
 _log = logging.getLogger("qwen_tools")
 
@@ -110,6 +117,8 @@ class AutoVerdict:
     message: str = ""
     fallback: bool = False
     """The classifier was skipped or failed: a user's approval resets the refusal counters."""
+    classifier_denied: bool = False
+    """The classifier blocked the call (PermissionDenied hooks hear of it)."""
 
 
 @dataclass
@@ -245,8 +254,29 @@ async def review(
                 f"Auto mode reached its consecutive denial limit on this action{suffix}. "
                 "Review it manually."
             )
-        return AutoVerdict("ask", limit or "", fallback=True)
-    return AutoVerdict("blocked", block_message(verdict.reason))
+        return AutoVerdict("ask", limit or "", fallback=True, classifier_denied=True)
+    return AutoVerdict("blocked", block_message(verdict.reason), classifier_denied=True)
+
+
+async def permission_denied_hooks(config: Config, name: str, params: Any, call_id: str) -> None:
+    """Fire PermissionDenied for a classifier block (reason ``classifier_blocked``, as 0.24.4,
+    whose ``tool_use_id`` is the call id too); a failing hook changes nothing."""
+    from qwen_tools.hooks.gate import hooks_for
+
+    hooks = hooks_for(config)
+    if hooks is None or not hooks.has("PermissionDenied"):
+        return
+    fields = {
+        "tool_name": name,
+        "tool_input": params,
+        "tool_use_id": call_id,
+        "tool_call_id": call_id,
+        "reason": "classifier_blocked",
+    }
+    try:
+        await hooks.fire("PermissionDenied", fields, target=name)
+    except Exception as exc:  # hook failures never block
+        _log.warning("PermissionDenied hook failed for tool %s: %s", call_id, exc)
 
 
 def _allowed(state: _Denials, key: str) -> AutoVerdict:
