@@ -72,6 +72,7 @@ class Config:
         state: SessionState | None = None,
         workspace: WorkspaceContext | None = None,
         file_service: FileDiscoveryService | None = None,
+        command_env: Mapping[str, str] | None = None,
     ) -> None:
         """``interactive``: whether a person can answer confirmations (``False`` for headless
         runs and serve); ``state``: the session's mutable state (a fresh one by default, or one
@@ -80,7 +81,8 @@ class Config:
         stay those of ``target_dir``, the workspace's first directory becomes the target;
         ``include_directories`` are then ignored); ``file_service``: file discovery for the
         target directory with these settings' ignore files, already made (see
-        :meth:`FileDiscoveryService.fresh`)."""
+        :meth:`FileDiscoveryService.fresh`); ``command_env``: the environment the commands the
+        model runs start from (default: this process's, as Qwen Code does)."""
         self.settings = settings if settings is not None else ToolSettings()
         if workspace is not None:  # its directories are realpath-resolved already
             self.target_dir = workspace.target_dir
@@ -117,6 +119,8 @@ class Config:
         self.session = state if state is not None else SessionState()
         self._temp_dir_cache: tuple[str | None, Path] | None = None
         self._interactive = interactive
+        self.command_env: dict[str, str] | None = None if command_env is None else dict(command_env)
+        """The environment the model's commands start from; ``None``: this process's."""
 
     @classmethod
     def load(
@@ -131,6 +135,7 @@ class Config:
         state: SessionState | None = None,
         workspace: WorkspaceContext | None = None,
         workspace_settings: bool = True,
+        command_env: Mapping[str, str] | None = None,
     ) -> Config:
         """Read the settings files for ``cwd`` (default: the current directory) and build a Config.
 
@@ -161,6 +166,7 @@ class Config:
             session_id=session_id,
             state=state,
             workspace=workspace,
+            command_env=command_env,
         )
 
     @property

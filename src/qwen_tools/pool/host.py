@@ -18,6 +18,11 @@ real path is inside the workspace (:mod:`qwen_tools.agent.context`).
 Where bubblewrap works, the host's settings turn the shell sandbox on and the host confines
 it (:func:`~qwen_tools.shell.sandbox.confine_workspaces`): a session's commands may write only
 its workspace (and its own temp dir and a private ``/tmp``), and see no other session's files. The file tools are confined to the workspace already.
+
+A session's commands do not inherit this process's environment (API keys, credentials): they
+get its plain variables only, or exactly ``command_env=`` (:mod:`.command_env`). The sandbox
+confines writes, not reads: the rest of the host's file system stays readable to commands, so
+keep secrets out of the workers' files (containers or a dedicated user).
 """
 
 from __future__ import annotations
@@ -72,13 +77,18 @@ class SessionHost:
         settings: Mapping[str, Any] | None = None,
         sandbox: bool | None = None,
         hide: str | os.PathLike[str] | None = None,
+        command_env: Mapping[str, str] | None = None,
     ) -> None:
         """``root``: where workspaces live (default: a new temporary directory, removed by
         :meth:`aclose`); ``settings``: settings every session gets (as system settings);
         ``sandbox``: run shells in the confined bwrap sandbox (default: where bwrap works);
         ``hide``: the directory sandboxed commands cannot see (default: ``root``; a pool worker
-        hides the directory of every worker on its node)."""
+        hides the directory of every worker on its node); ``command_env``: the environment of
+        the sessions' commands (default: this process's plain variables, no secrets)."""
+        from qwen_tools.pool.command_env import command_env as commands_environment
         from qwen_tools.shell.sandbox import bwrap_path, confine_workspaces
+
+        self._command_env = commands_environment(command_env)
 
         self._owns_root = root is None
         self.root = Path(tempfile.mkdtemp(prefix="qwen-pool-") if root is None else root)
@@ -132,6 +142,7 @@ class SessionHost:
             approval_mode=approval_mode,
             env=self._env(directory),
             workspace_settings=False,  # the template is untrusted: it configures nothing
+            command_env=self._command_env,
         )
         try:
             await session.__aenter__()

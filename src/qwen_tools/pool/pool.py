@@ -45,6 +45,7 @@ class SessionPool:
         base_dir: str | None = None,
         max_concurrency: int = 10_000,
         channel: bool = True,
+        command_env: Mapping[str, str] | None = None,
     ) -> None:
         """Start ``workers`` actors (joining the cluster at ``address`` first when Ray is not
         initialised; ``"auto"`` finds a running one). ``num_cpus``: reserved per worker;
@@ -52,7 +53,9 @@ class SessionPool:
         (default: where bwrap works on the worker's node); ``base_dir``: where workers keep
         their workspaces (default: the node's temp dir; give a directory used for nothing
         else: sandboxed shells see none of it but their own workspace); ``channel``: send the
-        awaitable calls to workers on this node through their sockets (:mod:`.channel`)."""
+        awaitable calls to workers on this node through their sockets (:mod:`.channel`);
+        ``command_env``: the environment of the sessions' commands (default: the worker's
+        plain variables, none of its secrets; :mod:`.command_env`)."""
         import ray
 
         if workers < 1:
@@ -67,7 +70,13 @@ class SessionPool:
                 max_restarts=-1,
                 max_concurrency=max_concurrency,
                 scheduling_strategy="SPREAD",
-            ).remote(f"{self.name}-{index}", base_dir, dict(settings or {}), sandbox)
+            ).remote(
+                f"{self.name}-{index}",
+                base_dir,
+                dict(settings or {}),
+                sandbox,
+                None if command_env is None else dict(command_env),
+            )
             for index in range(workers)
         ]
         self._coalescers = [Coalescer(_submitter(worker)) for worker in self._workers]

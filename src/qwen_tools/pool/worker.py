@@ -61,12 +61,15 @@ class PoolWorker:
         base: str | None = None,
         settings: Mapping[str, Any] | None = None,
         sandbox: bool | None = None,
+        command_env: Mapping[str, str] | None = None,
     ) -> None:
         parent = Path(base or tempfile.gettempdir())
         root = parent / f"qwen-pool-{name}"
         sweep(parent)  # what dead workers (this one's last incarnation too) left running
         shutil.rmtree(root, ignore_errors=True)
-        self.host = SessionHost(root, settings=settings, sandbox=sandbox, hide=parent)
+        self.host = SessionHost(
+            root, settings=settings, sandbox=sandbox, hide=parent, command_env=command_env
+        )
         self.incarnation = uuid.uuid4().hex
         ledger = parent / f"qwen-pool-{name}.{os.getpid()}.ledger"
         self._ledger = Ledger(ledger, marks_of_this_process())

@@ -75,6 +75,7 @@ class Session:
         workspace: WorkspaceContext | None = None,
         experimental_lsp: bool = False,
         workspace_settings: bool = True,
+        command_env: Mapping[str, str] | None = None,
     ) -> None:
         """Load the settings for ``cwd`` (or use ``config``); nothing is started yet.
 
@@ -90,7 +91,9 @@ class Session:
         ``.qwen/settings.json``, ``.mcp.json``, ``.lsp.json`` and ``.qwen/agents`` are not read,
         then or later; its ``QWEN.md`` files are still context, if their real paths are inside
         the workspace), for a workspace whose content is
-        not trusted (the session pool's templates); it has no effect with ``config``.
+        not trusted (the session pool's templates); it has no effect with ``config``;
+        ``command_env``: the environment the model's commands start from (default: this
+        process's; the session pool gives its sessions only plain variables, no secrets).
         Raises :class:`~qwen_tools.SettingsError` on bad settings.
         """
         mode = (
@@ -114,9 +117,13 @@ class Session:
                     state=self._named.state if self._named else None,
                     workspace=workspace,
                     workspace_settings=workspace_settings,
+                    command_env=command_env,
                 )
-            elif mode is not None:
-                config.approval_mode = mode
+            else:
+                if mode is not None:
+                    config.approval_mode = mode
+                if command_env is not None:
+                    config.command_env = dict(command_env)
             if experimental_lsp:
                 config.services.lsp.enable()
             if read_saved_output:

@@ -214,7 +214,7 @@ class ShellInvocation(BaseToolInvocation[ShellParams]):
         return ToolResult.failure(message, ToolErrorType.EXECUTION_DENIED)
 
     def _env(self) -> dict[str, str]:
-        env = shell_env(self.config.session_id)
+        env = shell_env(self.config.session_id, base=self.config.command_env)
         return with_neutral_git_config(env) if self.runs_as_read_only else env
 
     @property
