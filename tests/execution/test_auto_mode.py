@@ -268,3 +268,21 @@ async def test_without_a_model_auto_asks_like_default(
     assert asked.asked == ["run_shell_command"] * 2 and not (ws / "made.txt").exists()
     warnings = [r for r in caplog.records if "no model to classify" in r.getMessage()]
     assert len(warnings) == 1
+
+
+async def test_classify_all_shell_and_hints_from_the_settings(
+    ws: Path, server: FakeOpenAI, tmp_path: Path
+) -> None:
+    auto_mode = {"classifyAllShell": True, "hints": {"hardDeny": ["Listing files on Fridays"]}}
+    (ws / ".qwen").mkdir()
+    (ws / ".qwen" / "settings.json").write_text(
+        json.dumps({"permissions": {"autoMode": auto_mode}})
+    )
+    home = tmp_path / "home"
+    env = {"HOME": str(home), "QWEN_HOME": str(home / ".qwen")}
+    config = Config.load(ws, approval_mode=AUTO, env=env)
+    server.script = [FLAG, block("Listing on a Friday.")]
+    done = await run(ws, server, shell("ls"), config=config)
+    assert done.response_text.startswith("Blocked by auto mode policy: Listing on a Friday.\n")
+    system, _ = classifier_prompt(server.requests[0])
+    assert '- user hint: "Listing files on Fridays"' in system
