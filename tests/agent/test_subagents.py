@@ -202,3 +202,24 @@ async def test_subagent_runs_under_its_own_mode(
     assert (first.text, second.text) == ("done", "refused")
     assert not (ws / "sub.txt").exists()
     assert config.approval_mode is ApprovalMode.DEFAULT  # the parent's mode is untouched
+
+
+async def test_untrusted_workspace_content_gives_a_subagent_no_more_than_its_parent(
+    server: FakeOpenAI, ws: Path, tmp_path: Path
+) -> None:
+    """A session whose workspace configures nothing (a pool's template) is not a trusted
+    folder for the subagent rule: no auto-edit beyond the parent's default."""
+    from qwen_tools import ApprovalMode, build_registry
+
+    env = {"HOME": str(tmp_path), "QWEN_HOME": str(tmp_path / "home3")}
+    config = Config.load(ws, approval_mode=ApprovalMode.DEFAULT, env=env, workspace_settings=False)
+    registry = build_registry(config)
+    write = call("write_file", {"file_path": f"{ws}/sub.txt", "content": "x\n"}, "w")
+    server.script = [Reply(tool_calls=[write]), Reply(content="refused")]
+    async with session_for(server, config, registry) as session:
+        done = await session.subagents.run_subagent(
+            SubagentRequest(name="w", system_prompt="S", prompt="write"),
+            signal=AbortController().signal,
+        )
+    assert done.text == "refused"
+    assert not (ws / "sub.txt").exists()

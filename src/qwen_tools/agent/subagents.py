@@ -179,9 +179,9 @@ class LoopSubagentRunner:
         max_turns = request.max_turns if request.max_turns is not None else self.default_max_turns
         parent = session.config
         loaded = parent.loaded_settings
-        mode = resolve_subagent_approval_mode(
-            parent.approval_mode, request.approval_mode, loaded.trusted if loaded else True
-        )
+        # a workspace whose content configures nothing (a pool's template) is not trusted here
+        trusted = (loaded.trusted if loaded else True) and parent.workspace_settings
+        mode = resolve_subagent_approval_mode(parent.approval_mode, request.approval_mode, trusted)
         config = parent
         if mode is not parent.approval_mode:
             config = copy.copy(parent)  # same workspace and session state, its own mode
