@@ -35,7 +35,8 @@ async def test_the_session_model_classifies_the_call(
     assert (finished.reason, finished.text) == (StopReason.GOAL, "Made it.")
     assert (ws / "built.txt").exists()
     classifier = server.requests[1]
-    assert "tools" not in classifier
+    assert classifier["tool_choice"] == "required"
+    assert [t["function"]["name"] for t in classifier["tools"]] == ["respond_in_schema"]
     system, user = classifier["messages"]
     assert "shouldBlock" in system["content"]
     prompt = user["content"][0]["text"]

@@ -29,7 +29,7 @@ from qwen_tools.execution.scheduler import ToolScheduler
 from qwen_tools.model.client import ChatClient
 from qwen_tools.model.model_config import ModelConfig
 from qwen_tools.model.retry import RetryPolicy
-from support.fake_openai import FakeOpenAI, Reply
+from support.fake_openai import FakeOpenAI, Reply, call
 
 AUTO = ApprovalMode.parse("auto")
 FAST = RetryPolicy(
@@ -137,11 +137,14 @@ def classifier_prompt(body: dict[str, Any]) -> tuple[str, str]:
 
 
 async def test_classifier_allows_and_the_command_runs(ws: Path, server: FakeOpenAI) -> None:
-    server.script = [ALLOW]
+    server.script = [Reply(tool_calls=[call("respond_in_schema", {"shouldBlock": False})])]
     done = await run(ws, server, shell("touch made.txt"))
     assert done.status == "success", done.response_text
     assert (ws / "made.txt").exists()
     (asked,) = server.requests
+    assert (asked["tool_choice"], asked["temperature"], asked["max_tokens"]) == ("required", 0, 256)
+    (schema_tool,) = asked["tools"]
+    assert schema_tool["function"]["name"] == "respond_in_schema"
     system, prompt = classifier_prompt(asked)
     assert '"shouldBlock"' in system
     assert '"command": "touch made.txt"' in prompt and "run_shell_command" in prompt

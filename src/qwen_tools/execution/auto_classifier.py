@@ -5,6 +5,10 @@ an allow ends there. A block is reviewed by stage 2 (30 s), which answers
 ``{"thinking", "shouldBlock", "reason"}``; its reason (tags stripped, one line, ≤200 chars)
 ends up in the error the model receives. The timeouts follow
 ``permissions.autoMode.classifier.timeouts.stage1Ms`` / ``stage2Ms`` (at least 1000 ms).
+With the session's :class:`~qwen_tools.model.client.ChatClient` the answer is asked for as
+0.24.4 does, as a forced ``respond_in_schema`` function call (``tool_choice: "required"``,
+temperature 0, 256 / 4096 output tokens; a plain-text JSON answer is accepted too); any other
+:class:`~qwen_tools.model.protocol.ContentGenerator` is asked for the JSON in plain text.
 
 What the classifier sees: the conversation's user messages and the earlier tool calls (never
 the assistant's text or any tool output — both may carry injected instructions), then the
@@ -29,6 +33,7 @@ from typing import Any
 
 from qwen_tools.contract.abort import AbortError, AbortSignal
 from qwen_tools.execution.auto_prompt import stage_prompt
+from qwen_tools.model.client import ChatClient
 from qwen_tools.model.protocol import ContentGenerator
 
 __all__ = ["Classification", "classifier_input", "classify", "render_transcript"]
@@ -193,19 +198,86 @@ def _sanitize(reason: str) -> str:
     return re.sub(r"\s+", " ", text).strip()[:200]
 
 
+_SCHEMAS: dict[int, dict[str, Any]] = {
+    1: {
+        "type": "object",
+        "required": ["shouldBlock"],
+        "additionalProperties": False,
+        "properties": {"shouldBlock": {"type": "boolean"}},
+    },
+    2: {
+        "type": "object",
+        "required": ["thinking", "shouldBlock", "reason"],
+        "additionalProperties": False,
+        "properties": {
+            "thinking": {"type": "string"},
+            "shouldBlock": {"type": "boolean"},
+            "reason": {"type": "string"},
+        },
+    },
+}
+_MAX_TOKENS = {1: 256, 2: 4096}
+
+
+def _structured_body(model: ChatClient, system: str, prompt: str, stage: int) -> bytes:
+    """A request that makes the model answer through a ``respond_in_schema`` call (as 0.24.4:
+    ``tool_choice`` ``required``, temperature 0, 256 / 4096 output tokens)."""
+    config = model.config
+    request: dict[str, Any] = {
+        "model": config.model,
+        "messages": [
+            {"role": "system", "content": system},
+            {"role": "user", "content": [{"type": "text", "text": prompt}]},
+        ],
+    }
+    request.update(dict(config.sampling or {}))
+    request.update({"temperature": 0, "max_tokens": _MAX_TOKENS[stage], "stream": False})
+    function = {
+        "name": "respond_in_schema",
+        "description": "Provide the response in provided schema",
+        "parameters": _SCHEMAS[stage],
+    }
+    request["tools"] = [{"type": "function", "function": function}]
+    request["tool_choice"] = "required"
+    request.update(dict(config.extra_body))
+    text = json.dumps(request, ensure_ascii=False, separators=(",", ":"))
+    return text.encode("utf-8", "backslashreplace")
+
+
+async def _answer_text(
+    model: ContentGenerator, prompt: str, system: str, signal: AbortSignal, stage: int
+) -> dict[str, Any] | None:
+    if isinstance(model, ChatClient):
+        body = _structured_body(model, system, prompt, stage)
+        completion = await model.complete(body, stream=False, signal=signal)
+        for call in completion.tool_calls:
+            if call.name == "respond_in_schema":
+                return _loose_json(call.arguments_text)
+        return _loose_json(completion.text)
+    return _loose_json(await model.generate_text(prompt, signal=signal, system=system))
+
+
 async def _ask(
-    model: ContentGenerator, prompt: str, system: str, signal: AbortSignal, timeout_ms: int
+    model: ContentGenerator,
+    prompt: str,
+    system: str,
+    signal: AbortSignal,
+    timeout_ms: int,
+    stage: int,
 ) -> dict[str, Any]:
-    """One stage's answer as a JSON object; raises on timeout, transport errors or bad JSON."""
+    """One stage's answer as a JSON object; raises on timeout, transport errors or an answer
+    that does not fit the stage's schema."""
     import asyncio
 
-    call = model.generate_text(prompt, signal=signal, system=system)
     try:
-        text = await asyncio.wait_for(call, timeout_ms / 1000)
+        answer = await asyncio.wait_for(
+            _answer_text(model, prompt, system, signal, stage), timeout_ms / 1000
+        )
     except TimeoutError:
         raise RuntimeError("timed out") from None
-    answer = _loose_json(text)
-    if answer is None or not isinstance(answer.get("shouldBlock"), bool):
+    types = {"thinking": str, "shouldBlock": bool, "reason": str}
+    required = _SCHEMAS[stage]["required"]
+    if answer is None or any(not isinstance(answer.get(k), types[k]) for k in required):
         raise ValueError("Invalid side query response")
     return answer
 
@@ -235,6 +307,7 @@ async def classify(
             first_system,
             signal,
             _timeout(timeouts.get("stage1Ms"), STAGE1_TIMEOUT_MS),
+            1,
         )
     except AbortError:
         raise
@@ -251,6 +324,7 @@ async def classify(
             stage_prompt(settings, 2),
             signal,
             _timeout(timeouts.get("stage2Ms"), STAGE2_TIMEOUT_MS),
+            2,
         )
     except AbortError:
         raise
