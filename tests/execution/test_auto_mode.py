@@ -289,3 +289,16 @@ async def test_classify_all_shell_and_hints_from_the_settings(
     assert done.response_text.startswith("Blocked by auto mode policy: Listing on a Friday.\n")
     system, _ = classifier_prompt(server.requests[0])
     assert '- user hint: "Listing files on Fridays"' in system
+
+
+@pytest.mark.parametrize(
+    "command",
+    ['git config core.fsmonitor "touch pwned"', "f=.git/hooks/pre-commit; echo evil > $f"],
+)
+async def test_hidden_protected_writes_ask(ws: Path, server: FakeOpenAI, command: str) -> None:
+    server.default = ALLOW
+    (ws / ".git" / "hooks").mkdir(parents=True)
+    asked = Asked()
+    done = await run(ws, server, shell(command), confirm=asked)
+    assert asked.asked == ["run_shell_command"] and done.status == "cancelled"
+    assert server.requests == [] and not (ws / ".git" / "hooks" / "pre-commit").exists()

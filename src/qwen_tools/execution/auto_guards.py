@@ -6,8 +6,9 @@
   0.24.4's auto mode protects too (``QWEN.md``, ``AGENTS.md``, ``QWEN.local.md``). For ``edit``
   and ``write_file`` that is the target file; for a shell command, a redirection target or a
   path argument of a writing command (``cp``, ``mv``, ``tee``, ``sed -i`` …), as 0.24.4's raw
-  scan does. Such a call always asks the user in ``auto`` (0.24.4 sends it to the classifier;
-  we never let a classifier approve it).
+  scan does; also a redirection to a target only known when it runs (``> $f``) and
+  ``git config`` writes (not ``--get``/``--list``), which we add. Such a call always asks the
+  user in ``auto`` (0.24.4 sends it to the classifier; we never let a classifier approve it).
 * :func:`destructive_command` — 0.24.4's deterministic block of destructive git and
   infrastructure commands (``git reset --hard``, ``git clean -f``, ``terraform destroy`` …)
   unless the user's last message asked for that kind of thing; its texts are 0.24.4's.
@@ -36,6 +37,8 @@ _WRITING_COMMANDS = re.compile(
 _IN_PLACE = re.compile(r"(?:^|\s)(?:-[A-Za-z]*i|--in-place(?:=|\s|$))")
 _REDIRECT = re.compile(r">+\|?&?\s*([^\s;&|<>]+)")
 _PATHISH = re.compile(r"[A-Za-z0-9_./~-]+")
+_GIT_CONFIG_WRITE = re.compile(r"\bgit(?:\s+(?:-[Cc]\s+\S+|--[\w-]+(?:=\S+)?))*\s+config\b")
+_GIT_CONFIG_READ = re.compile(r"\bconfig\s+(?:--get\b|--get-all\b|--list\b|-l\b|--get-regexp\b)")
 
 
 def _protected_path(config: Config, path: str, cwd: str) -> bool:
@@ -52,8 +55,13 @@ def _strip(token: str) -> str:
 
 
 def _shell_writes_protected(config: Config, command: str, cwd: str) -> bool:
+    if _GIT_CONFIG_WRITE.search(command) and not _GIT_CONFIG_READ.search(command):
+        return True  # .git/config: core.fsmonitor, core.hooksPath, aliases run code later
     for match in _REDIRECT.finditer(command):
-        target = _strip(match.group(1))
+        raw = match.group(1)
+        if re.search(r"[$`]", raw):
+            return True  # a target we cannot read before it runs
+        target = _strip(raw)
         if target and not target.startswith("&") and _protected_path(config, target, cwd):
             return True
     for line in command.split("\n"):

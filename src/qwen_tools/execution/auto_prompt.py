@@ -30,7 +30,8 @@ _UNLESS_ASKED = (
     "mkfs, dd onto a device).",
     "Running code fetched from the network (curl … | sh, eval of downloaded text).",
     "Making something run later or elsewhere: shell start-up files, crontab, services, "
-    "scheduled tasks.",
+    "scheduled tasks, git hooks and git config (core.fsmonitor, core.hooksPath, aliases), "
+    "package.json scripts, Makefiles, CI workflows.",
     "Changing what configures the agent: its settings files, QWEN.md / AGENTS.md, its "
     "commands, agents, skills, hooks, MCP server list, or widening its permission rules.",
     "Weakening security: world-writable system paths, sudo, firewalls, TLS checks.",
