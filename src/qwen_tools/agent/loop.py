@@ -10,12 +10,7 @@ As in Qwen Code 0.24.4, the first user message opens with ``<system-reminder>`` 
 environment and workspace tree, built once per conversation, then the current date) and ends
 with the prompt; a later message gets the date reminder again only when the date has changed.
 
-Usage::
-
-    loop = AgentLoop(client=client, registry=registry, config=config, system_prompt=prompt,
-                     on_event=print)
-    finished = await loop.send("Rename foo to bar in src/", signal=controller.signal)
-    finished.reason, finished.text
+Usage: ``(await AgentLoop(client=c, registry=r, config=cfg, system_prompt=p).send(text)).text``.
 
 The history is compressed before a request that nears the context window (:mod:`.compression`).
 ``send`` can be called again to continue. Progress is reported through :mod:`.events`
@@ -59,6 +54,7 @@ from qwen_tools.agent.hooks import (
     stop_check,
 )
 from qwen_tools.agent.request import RequestBuilder, initial_max_tokens, user_sets_max_tokens
+from qwen_tools.agent.steering import Steering
 from qwen_tools.contract.abort import AbortError, AbortSignal
 from qwen_tools.execution.call_types import CompletedToolCall, ToolCallRequest
 from qwen_tools.execution.provider_messages import to_openai_tool_messages
@@ -141,6 +137,7 @@ class AgentLoop:
         """When every call of a batch was refused (cancelled), end the turn without asking the
         model again (Qwen Code's interactive mode; the refusals stay in the history)."""
         self.history = History()
+        self.steering = Steering()  # texts sent into a running turn (:mod:`.steering`)
         self.builder = RequestBuilder(self.model, system_prompt, registry, stream=stream)
         self.scheduler = ToolScheduler(registry, config, confirm=confirm, transcript=self.history)
         self.compression = Compressor(client, lambda: self.model, config, stats)
@@ -239,6 +236,8 @@ class AgentLoop:
                 self.emit(ModelTurn(turns, completion, requests))
                 if not requests:
                     self.emit(TurnFinished(turns, completion.usage, 0))
+                    if self.steering.deliver(self.history):  # typed during the answer
+                        continue
                     go_on = await self._stop_hooks(text, stop_blocks, signal)
                     if go_on is None:
                         return finish(StopReason.GOAL)
@@ -254,6 +253,7 @@ class AgentLoop:
                 self.emit(TurnFinished(turns, completion.usage, len(done)))
                 if signal.aborted or (self.end_on_refusal and _all_refused(done)):
                     return finish(StopReason.CANCELLED)
+                self.steering.deliver(self.history)  # after the calls' results, never between
         except AbortError:
             return finish(StopReason.CANCELLED)
         except ModelError as error:

@@ -57,12 +57,12 @@ def test_a_turn_on_screen_as_in_qwen_code(chat: Any, ws: Path) -> None:
         term.expect(r"3\. ○ Run the check")
         term.expect(r"Running… \(\d+s · ↓ 20 tokens · esc to cancel\)")  # two answers, 10 each
         term.send("next stepz\x7fs")  # Backspace edits the text typed ahead
-        term.expect(r"> next steps  \(for the next prompt\)")
+        term.expect(r"> next steps  \(enter to steer · ctrl\+q to queue\)")
         (ws / "go").touch()
         term.expect(r"✓ Shell")
         term.expect(r"• step \d+")  # half of it streamed, then held: cropped to its tail, so
         term.expect(r"Responding… \(")  # the spinner and the typed text still fit on screen
-        term.expect(r"> next steps  \(for the next prompt\)")
+        term.expect(r"> next steps  \(enter to steer · ctrl\+q to queue\)")
         hold.set()
         term.expect(r"step 50")
         term.expect(r"> next steps(?!  \()")  # now in the prompt

@@ -5,6 +5,7 @@ for the whole session; ``/clear`` starts a new :class:`~qwen_tools.agent.loop.Ag
 (empty history). Each prompt is one ``loop.send`` with its own ``AbortController``: Ctrl-C
 aborts it (the stream and running tools stop, the calls get their cancelled responses) and
 the prompt comes back; a second Ctrl-C cancels the task and forgets that turn's messages.
+What is typed during a turn is steered into it, queued, or given back (:mod:`.typed_ahead`).
 """
 
 from __future__ import annotations
@@ -15,12 +16,14 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
+from qwen_tools._version import __version__
 from qwen_tools.cli.chat.commands import run_command
 from qwen_tools.cli.chat.prompt import INTERRUPT, ChatPrompt, history_path
 from qwen_tools.cli.chat.saved_chats import Shown, find_chat, new_chat_id, save_chat
 from qwen_tools.cli.chat.screen import ChatView
 from qwen_tools.cli.chat.session_commands import summary
 from qwen_tools.cli.chat.terminal import TurnTerminal
+from qwen_tools.cli.chat.typed_ahead import TypedAhead
 from qwen_tools.cli.exit_codes import EXIT_OK, EXIT_USAGE
 
 if TYPE_CHECKING:
@@ -56,6 +59,7 @@ class ChatApp:
         self.view.on_pause = self.terminal.restore
         self.view.on_resume = self.terminal.quiet
         self.view.typed = self.terminal.peek_typed
+        self.typed_ahead = TypedAhead(self.view, self.terminal)
         self._agent: AgentSession | None = None
         self.started = time.monotonic()
         self.turns = 0
@@ -209,7 +213,9 @@ class ChatApp:
     async def _converse(self, prompt: ChatPrompt) -> None:
         armed = False
         while True:
-            line = await prompt.read(self.terminal.take_typed())
+            line = self.typed_ahead.next_prompt()  # queued with Ctrl+Q: sent without asking
+            if line is None:
+                line = await prompt.read(self.typed_ahead.take_prefill())
             if line is None:
                 return
             if line == INTERRUPT:
@@ -303,6 +309,7 @@ class ChatApp:
             task.cancel()
 
         self.terminal.on_interrupt(self.interrupt, hard_cancel)
+        self.typed_ahead.begin(loop)
         self.view.begin_turn()
         finished: Finished | None = None
         try:
@@ -317,6 +324,8 @@ class ChatApp:
             self.view.end_turn()
             self.terminal.end_turn()
             self._controller = None
+        aborted = controller.signal.aborted or finished is None
+        self.typed_ahead.end(text, finished, aborted=aborted)
         self._conclude(finished, aborted=controller.signal.aborted)
 
     def _conclude(self, finished: Finished | None, *, aborted: bool) -> None:
@@ -342,6 +351,7 @@ class ChatApp:
 
         banner = Text()
         banner.append("✦ qwen-tools chat", style="bold magenta")
+        banner.append(f" (qwen-tools {__version__})", style="dim")  # as Qwen Code's (v0.24.4)
         banner.append(f"  {self.model.model}", style="cyan")
         banner.append(f"  {self.config.target_dir}", style="dim")
         banner.append(f"  mode: {self.config.approval_mode.value}", style="dim")

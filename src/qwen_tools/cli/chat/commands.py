@@ -137,19 +137,30 @@ COMMANDS: tuple[Command, ...] = (
 
 KEYS: tuple[tuple[str, str], ...] = (
     ("Enter", "send the prompt"),
+    ("Enter during a turn", "send what you typed into the running turn (steer)"),
+    ("Ctrl+Q during a turn", "queue what you typed: sent as the next prompt when the turn ends"),
     ("Ctrl-J, Alt-Enter, \\ Enter", "new line"),
     ("Shift-Tab", "cycle the approval mode"),
+    ("Tab", "take the highlighted completion (/command, @path)"),
     ("Ctrl-C", "cancel the running turn; clear the prompt; twice on an empty prompt: quit"),
-    ("Up, Down", "prompt history"),
+    ("↑/↓", "prompt history"),
+    ("Alt-←/→", "move a word left / right"),
+    ("Ctrl-L", "clear the screen"),
     ("@PATH", "attach a workspace file to the prompt (Tab completes)"),
     ("!COMMAND", "run a shell command in the workspace (the model sees it with your next prompt)"),
-    ("Esc", "cancel the running turn, or refuse in a confirmation"),
+    ("Esc", "cancel the running turn; refuse in a confirmation; leave shell mode"),
+    ("Esc Esc", "clear the prompt"),
 )
 
 
 def command_names() -> list[str]:
     """Every ``/name`` (for completion)."""
     return [f"/{name}" for command in COMMANDS for name in command.names]
+
+
+def command_menu() -> list[tuple[str, str]]:
+    """Every ``/name`` with its description (the completion menu shows both)."""
+    return [(f"/{name}", command.help) for command in COMMANDS for name in command.names]
 
 
 def run_command(host: CommandHost, line: str) -> bool:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from qwen_tools.cli.chat.commands import command_names
+from qwen_tools.cli.chat.commands import command_menu
 from qwen_tools.cli.chat.input_box import put_in_box
 from qwen_tools.config.tool_settings import ApprovalMode
 
@@ -93,7 +93,7 @@ class ChatPrompt:
                 " " * (width - 2) + ("  " if wrap else "… ")
             ),
             rprompt=self._mode_hint,
-            reserve_space_for_menu=4,
+            reserve_space_for_menu=_MENU_ROWS + 1,
             style=_style(),
             enable_history_search=False,
             placeholder=FormattedText([("class:hint", "Type your message or @path/to/file")]),
@@ -137,7 +137,8 @@ class ChatPrompt:
         window = windows[0]
 
         def height() -> Dimension:
-            return Dimension(min=4) if buffer.complete_state is not None else Dimension()
+            completing = buffer.complete_state is not None
+            return Dimension(min=_MENU_ROWS + 1) if completing else Dimension()
 
         window.height = height
         window.dont_extend_height = to_filter(True)
@@ -251,6 +252,10 @@ class ChatPrompt:
         return bindings
 
 
+_MENU_ROWS = 8
+"""Rows of the completion menu (the input grows to show them while it is open)."""
+
+
 def _style() -> Style:
     from prompt_toolkit.styles import Style
 
@@ -309,6 +314,6 @@ def _completions(text: str) -> Iterable[Completion]:
         return
     if " " in text:
         return
-    for name in command_names():
-        if name.startswith(text):
-            yield Completion(name, start_position=-len(text))
+    for name, description in command_menu():
+        if name.startswith(text):  # the description beside it, as Qwen Code's popup
+            yield Completion(name, start_position=-len(text), display_meta=description)

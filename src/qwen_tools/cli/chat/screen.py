@@ -4,8 +4,8 @@ Finished things (a complete model message, a finished tool call) are printed onc
 live region, and stay in the terminal's scrollback. The live region holds what is still
 changing: the tail of the message being streamed, the boxes of calls still running (with the
 tail of a shell command's output), the todo items not done yet ("Current tasks", as Qwen Code
-pins them), a spinner line (time, tokens received, how to cancel) and the text typed ahead
-for the next prompt. One asyncio task redraws it ``FPS``
+pins them), a spinner line (time, tokens received, how to cancel), the texts sent into the
+turn or queued but not delivered yet, and the text typed ahead (Enter steers, Ctrl+Q queues). One asyncio task redraws it ``FPS``
 times a second (never per delta, so a fast stream cannot flood the terminal), and it is erased
 when the turn ends or a dialog needs the screen.
 """
@@ -59,6 +59,8 @@ class ChatView:
         """Called when it comes back (the app silences typed keys again)."""
         self.typed: Callable[[], str] | None = None
         """The text typed ahead during the turn, shown under the spinner."""
+        self.waiting: Callable[[], list[tuple[str, str]]] | None = None
+        """Texts waiting to be sent, ``(label, text)`` (steering, queued), shown likewise."""
         self._tokens = 0
         self._todos: TodoListDisplay | None = None
 
@@ -251,6 +253,12 @@ class ChatView:
 
     # -- rendering --------------------------------------------------------------------------
 
+    def user_line(self, text: str) -> None:
+        """A user message sent without the prompt (steered into the turn, or queued)."""
+        from rich.text import Text
+
+        self._print(Text.assemble(("> ", "bold"), (text, "")))
+
     def _print(self, renderable: RenderableType) -> None:
         self.console.print(renderable)
 
@@ -262,8 +270,10 @@ class ChatView:
         parts: list[RenderableType] = []
         tasks = current_tasks(self._todos)
         typed = self.typed() if self.typed is not None else ""
-        # what shows under the message: the tasks' box, the spinner, the typed line
+        waiting = self.waiting() if self.waiting is not None else []
+        # what shows under the message: the tasks' box, the spinner, the waiting and typed lines
         below = (tasks_height(self._todos) if tasks is not None else 0) + (2 if typed else 1)
+        below += len(waiting)
         room = max(4, self.console.height - 2 - below)
         if self._thought.strip() and not self._text:
             parts.append(TailView(thought_renderable(self._thought), min(room, 6)))
@@ -272,8 +282,7 @@ class ChatView:
         parts.extend(view.render() for view in self._calls)
         if tasks is not None:
             parts.append(tasks)
-        waiting = any(v.status is ToolCallStatus.AWAITING_APPROVAL for v in self._calls)
-        if not waiting:
+        if not any(v.status is ToolCallStatus.AWAITING_APPROVAL for v in self._calls):
             elapsed = int(time.monotonic() - self._started)
             label = "Cancelling" if self._cancelling else self._status
             tokens = self._tokens + len(self._text) // 4  # the part still streaming: estimated
@@ -282,12 +291,16 @@ class ChatView:
                 (f"{label}… ", "bold cyan"), (f"({elapsed}s{received} · esc to cancel)", "dim")
             )
             parts.append(Spinner("dots", text=hint, style="cyan"))
+        for label, said in waiting:
+            line = " ".join(said.split())
+            room = max(8, self.console.width - len(label) - 6)
+            cut = line if len(line) <= room else line[: room - 1] + "…"
+            parts.append(Text.assemble((f"  {label}: ", "dim"), (cut, "")))
         if typed:
-            room = max(8, self.console.width - 26)  # one line: the end of a long text
+            keys = "  (enter to steer · ctrl+q to queue)"
+            room = max(8, self.console.width - len(keys) - 3)  # one line: the end of a long text
             shown = typed if len(typed) <= room else "…" + typed[len(typed) - room + 1 :]
-            parts.append(
-                Text.assemble(("> ", "bold"), (shown, ""), ("  (for the next prompt)", "dim"))
-            )
+            parts.append(Text.assemble(("> ", "bold"), (shown, ""), (keys, "dim")))
         return Group(*parts)
 
 

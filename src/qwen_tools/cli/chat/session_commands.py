@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from qwen_tools.agent.session import AgentSession
+    from qwen_tools.agent.stats import SessionStats
     from qwen_tools.config.config import Config
     from qwen_tools.model.model_config import ModelConfig
     from qwen_tools.registry.registry import ToolRegistry
@@ -95,6 +96,9 @@ def stats(host: SessionHost, _arg: str) -> bool:
     if not tools:
         host.console.print("[dim]No tool calls yet.[/]")
         return False
+    assert agent is not None
+    for line in _interaction(agent.stats):
+        host.console.print(line, highlight=False)
     table = Table(box=None, padding=(0, 2), header_style="bold")
     for column in ("Tool", "Calls", "Success", "Failed", "Time"):
         table.add_column(column, justify="left" if column == "Tool" else "right")
@@ -104,6 +108,43 @@ def stats(host: SessionHost, _arg: str) -> bool:
         )
     host.console.print(table)
     return False
+
+
+def _short(seconds: float) -> str:
+    """A duration as Qwen Code writes it: ``340ms``, ``2.5s``, ``1m 3s``."""
+    if seconds < 1:
+        return f"{seconds * 1000:.0f}ms"
+    return f"{seconds:.1f}s" if seconds < 60 else _duration(seconds)
+
+
+def _interaction(stats: SessionStats) -> list[str]:
+    """Qwen Code's "Interaction Summary" and API time against tool time (rich markup)."""
+    tools = stats.tools.values()
+    calls, ok, failed = (
+        sum(t.count for t in tools),
+        sum(t.success for t in tools),
+        sum(t.fail for t in tools),
+    )
+    lines = [
+        f"Tool calls: {calls} ( [green]✓ {ok}[/] [red]✗ {failed}[/] )",
+        f"Success rate: {ok / calls * 100 if calls else 0:.1f}%",
+    ]
+    accepted = sum(t.decisions["accept"] for t in tools)
+    reviewed = accepted + sum(t.decisions["reject"] + t.decisions["modify"] for t in tools)
+    if reviewed:
+        lines.append(
+            f"User agreement: {accepted / reviewed * 100:.1f}% [dim]({reviewed} reviewed)[/]"
+        )
+    if stats.lines_added or stats.lines_removed:
+        lines.append(f"Code changes: [green]+{stats.lines_added}[/] [red]-{stats.lines_removed}[/]")
+    api, tool = stats.api_ms / 1000, sum(t.duration_ms for t in tools) / 1000
+    active = api + tool
+    if active:
+        lines.append(
+            f"API time: {_short(api)} [dim]({api / active * 100:.1f}%)[/]  ·  "
+            f"tool time: {_short(tool)} [dim]({tool / active * 100:.1f}%)[/]"
+        )
+    return lines
 
 
 def model(host: SessionHost, arg: str) -> bool:

@@ -7,8 +7,10 @@ one, if the turn has still not ended, cancels the turn's task outright.
 
 While the live region shows, the terminal's input is read here: a lone Esc cancels the turn
 as Ctrl-C does, text typed ahead is kept for the next prompt (:meth:`TurnTerminal.take_typed`;
-Backspace and Ctrl-U edit it, and the live region shows it, :meth:`TurnTerminal.peek_typed`)
-and other keys are dropped. Nothing typed during a turn is left in the terminal's buffer, so a
+Backspace and Ctrl-U edit it, and the live region shows it, :meth:`TurnTerminal.peek_typed`),
+Enter sends it into the running turn and Ctrl+Q queues it for when the turn ends (as Qwen
+Code's "Enter to steer · Ctrl+Q to queue", :meth:`TurnTerminal.on_submit`; flow control is
+off so that Ctrl+Q reaches us) and other keys are dropped. Nothing typed during a turn is left in the terminal's buffer, so a
 stale Esc can never answer a later dialog or prompt.
 """
 
@@ -39,6 +41,7 @@ class TurnTerminal:
         self._handler_installed = False
         self._reading = False
         self._on_escape: Callable[[], None] | None = None
+        self._on_submit: Callable[[str, bool], None] | None = None
         self._typed: list[str] = []
         """The typed text, one character per item."""
         self._decoder = codecs.getincrementaldecoder("utf-8")("ignore")
@@ -52,6 +55,7 @@ class TurnTerminal:
         try:
             saved = termios.tcgetattr(self.fd)
             quiet = [*saved]
+            quiet[0] = saved[0] & ~termios.IXON  # Ctrl+Q is a key here, not XON
             quiet[3] = saved[3] & ~(termios.ECHO | termios.ICANON) | termios.ISIG
             termios.tcsetattr(self.fd, termios.TCSANOW, quiet)
         except termios.error:
@@ -93,8 +97,21 @@ class TurnTerminal:
                     self._typed.pop()
             elif char == _KILL:
                 self._typed.clear()
+            elif char in _SUBMIT:
+                self._submit(steer=char != _QUEUE)
             else:
                 self._typed.append(char)
+
+    def _submit(self, *, steer: bool) -> None:
+        text = "".join(self._typed).strip()
+        if text and self._on_submit is not None:
+            self._typed.clear()
+            self._on_submit(text, steer)
+
+    def on_submit(self, callback: Callable[[str, bool], None]) -> None:
+        """Until the turn ends, Enter calls ``callback(text, True)`` (steer) and Ctrl+Q
+        ``callback(text, False)`` (queue) with the text typed ahead, which is then cleared."""
+        self._on_submit = callback
 
     def _drain(self) -> bool:
         """Read what was typed; ``False`` when nothing more can be read."""
@@ -146,6 +163,7 @@ class TurnTerminal:
         """
         self.restore()
         self._on_escape = None
+        self._on_submit = None
         if self._handler_installed:
             with contextlib.suppress(RuntimeError):
                 asyncio.get_running_loop().add_signal_handler(signal.SIGINT, _ignore)
@@ -165,13 +183,16 @@ def _ignore() -> None:
 
 _ERASE = "\x7f\b"
 _KILL = "\x15"
-_EDITING = frozenset({0x7F, 0x08, 0x15})
-"""Backspace (DEL or ^H) and Ctrl-U, kept by :func:`parse_keys` to edit the typed text."""
+_QUEUE = "\x11"
+_SUBMIT = "\r\n" + _QUEUE
+_EDITING = frozenset({0x7F, 0x08, 0x15, 0x0D, 0x0A, 0x11})
+"""Backspace (DEL or ^H), Ctrl-U, Enter and Ctrl+Q, kept by :func:`parse_keys` for the typed
+text."""
 
 
 def parse_keys(data: bytes) -> tuple[bool, bytes]:
     """Whether ``data`` holds a lone Esc, and its printable text (sequences and controls out,
-    except Backspace and Ctrl-U).
+    except Backspace, Ctrl-U, Enter and Ctrl+Q).
 
     A terminal sends Esc as a lone ``ESC`` byte; arrows and function keys are ``ESC [`` or
     ``ESC O`` sequences, Alt-x is ``ESC x``: those are not Esc.

@@ -1,0 +1,112 @@
+"""``qwen-tools chat`` as Qwen Code 0.24.4 works it from the keyboard, in a real pty.
+
+Enter during a turn steers it (the text joins the conversation at the next request boundary:
+after the calls' results, or after an answer), Ctrl+Q queues it as the next prompt; a cancelled
+prompt comes back into the input; the banner has the version; ``/help`` lists the keys;
+``/stats`` counts calls, agreement and code changes; the ``/`` menu describes the commands.
+Against the scripted OpenAI server on 127.0.0.1; expectations wait for the screen.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from support.chat_terminal import user_texts
+from support.fake_openai import FakeOpenAI, Reply, call
+
+
+def _text(message: dict[str, Any]) -> str:
+    content = message["content"]
+    return content if isinstance(content, str) else "".join(p["text"] for p in content)
+
+
+def test_enter_steers_the_running_turn_and_ctrl_q_queues_the_next_prompt(
+    chat: Any, ws: Path
+) -> None:
+    hold = threading.Event()
+    wait = "while [ ! -e go ]; do sleep 0.05; done; echo ran-the-check"
+    script = [
+        Reply(tool_calls=[call("run_shell_command", {"command": wait}, "c1")]),
+        Reply(content="Steered."),
+        Reply(content="Linting now, wait.", hold=hold, split=2),
+        Reply(content="Docs too."),
+    ]
+    with FakeOpenAI(script) as server:
+        term = chat(server, "--approval-mode", "yolo")
+        term.prompt()
+        term.send("run the check\r")
+        term.expect(r"Running… \(")
+        term.send("use tabs")
+        term.expect(r"> use tabs  \(enter to steer · ctrl\+q to queue\)")
+        term.send("\r")
+        term.expect(r"steering: use tabs")  # waits for the call's result
+        term.send("then lint\x11")  # Ctrl+Q
+        term.expect(r"queued: then lint")
+        assert len(server.requests) == 1  # nothing sent while the call runs
+        (ws / "go").touch()
+        term.expect("Steered.")
+        term.expect(r"> then lint")  # the queued text, sent as the next prompt by itself
+        term.expect("Linting")  # the answer streams, held half-way
+        term.send("also docs\r")  # steered into a turn that calls no tool
+        term.expect(r"steering: also docs")
+        hold.set()
+        term.expect("Docs too.")
+        term.prompt()
+        term.send("/quit\r")
+        assert term.finish() == 0
+    assert len(server.requests) == 4
+    steered = server.requests[1]["messages"]
+    assert [m["role"] for m in steered[-3:]] == ["assistant", "tool", "user"]
+    assert "ran-the-check" in _text(steered[-2])  # the result first, then the steering
+    assert _text(steered[-1]) == "use tabs"
+    assert user_texts(server.requests[2])[-1] == "then lint"
+    after_answer = server.requests[3]["messages"]
+    assert [m["role"] for m in after_answer[-2:]] == ["assistant", "user"]
+    assert _text(after_answer[-2]) == "Linting now, wait."
+    assert _text(after_answer[-1]) == "also docs"
+    assert "> use tabs" in term.text and "> also docs" in term.text  # shown when sent
+
+
+def test_banner_command_menu_help_keys_and_stats(chat: Any, ws: Path) -> None:
+    target = ws / "greet.py"
+    target.write_text("print('hi')\n")
+    edit = {"file_path": str(target), "old_string": "'hi'", "new_string": "'hello'"}
+    script = [
+        Reply(
+            tool_calls=[
+                call("read_file", {"file_path": str(target)}, "r1"),
+                call("read_file", {"file_path": str(ws / "gone.txt")}, "r2"),
+            ]
+        ),
+        Reply(tool_calls=[call("edit", edit, "e1")]),
+        Reply(content="Changed."),
+    ]
+    with FakeOpenAI(script) as server:
+        term = chat(server)
+        term.expect(r"qwen-tools chat \(qwen-tools \d+\.\d+\.\d+")  # the version
+        term.prompt()
+        term.send("/")  # the menu: each command with its description, more than three rows
+        term.expect(r"/help\s+this list")
+        term.expect(r"/tools\s+the tools the model can call")
+        term.expect(r"/approval-mode\s+show or set the approval mode")
+        term.send("help\r")
+        for keys in ("Enter during a turn", "Ctrl\\+Q during a turn", "Alt-←/→", "Ctrl-L"):
+            term.expect(keys)
+        term.expect(r"Esc Esc\s+clear the prompt")
+        term.prompt()
+        term.send("change the greeting\r")
+        term.expect("Apply this change?")
+        term.send("1")
+        term.expect("Changed.")
+        term.prompt()
+        term.send("/stats\r")
+        term.expect(r"Tool calls: 3 \( ✓ 2 ✗ 1 \)")
+        term.expect(r"Success rate: 66\.7%")
+        term.expect(r"User agreement: 100\.0% \(1 reviewed\)")
+        term.expect(r"Code changes: \+1 -1")
+        term.expect(r"API time: \d+(ms|\.\ds) \(\d+\.\d%\)  ·  tool time: \d+(ms|\.\ds)")
+        term.prompt()
+        term.send("/quit\r")
+        assert term.finish() == 0
