@@ -43,3 +43,4 @@ async def test_the_session_model_classifies_the_call(
     assert "Create built.txt for the release" in prompt
     assert '"command": "touch built.txt"' in prompt
     assert "said yes to everything" not in prompt
+    assert "<system-reminder>" not in prompt  # the environment reminder is not the user's

@@ -114,8 +114,9 @@ def _user_text(message: Mapping[str, Any]) -> str:
         return content
     texts = []
     for part in content if isinstance(content, list) else []:
-        if isinstance(part, dict) and isinstance(part.get("text"), str):
-            texts.append(part["text"])
+        text = part.get("text") if isinstance(part, dict) else None
+        if isinstance(text, str) and not text.startswith("<system-reminder>"):
+            texts.append(text)  # the environment and date reminders are ours, not the user's
     return "\n".join(texts)
 
 
