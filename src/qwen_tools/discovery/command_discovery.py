@@ -44,7 +44,14 @@ from qwen_tools.discovery.schema import declaration_schema
 if TYPE_CHECKING:
     from qwen_tools.config.config import Config
 
-__all__ = ["DEFAULT_DISCOVERY_TIMEOUT_S", "DiscoveryReport", "discover_command_tools"]
+__all__ = [
+    "DEFAULT_DISCOVERY_TIMEOUT_S",
+    "Declaration",
+    "Declarations",
+    "DiscoveryReport",
+    "discover_command_tools",
+    "discover_declarations",
+]
 
 logger = logging.getLogger("qwen_tools.discovery")
 
@@ -128,50 +135,72 @@ def _declarations(items: list[Any], report: DiscoveryReport) -> Iterator[Any]:
             )
 
 
-def _tools(config: Config, items: list[Any], report: DiscoveryReport) -> None:
+def _declared(items: list[Any], problems: DiscoveryReport) -> list[Declaration]:
     seen: set[str] = set()
-    for declaration in _declarations(items, report):
+    found: list[Declaration] = []
+    for declaration in _declarations(items, problems):
         name = declaration.get("name") if isinstance(declaration, Mapping) else None
         if not name:
-            _problem(report, NO_NAME)
+            _problem(problems, NO_NAME)
             continue
         if not isinstance(name, str):
             _problem(
-                report,
+                problems,
                 f"Discovered a tool whose name is not a string ({json.dumps(name)}). Skipping.",
             )
             continue
         if name in seen:
             _problem(
-                report,
+                problems,
                 f'Discovered tool "{name}" is declared more than once; '
                 "the first declaration is kept.",
             )
             continue
         seen.add(name)
         description = declaration.get("description")
-        report.tools.append(
-            DiscoveredTool(
-                config,
+        found.append(
+            Declaration(
                 name,
                 description if isinstance(description, str) else "",
                 declaration_schema(declaration),
             )
         )
+    return found
 
 
-async def discover_command_tools(
+@dataclass(frozen=True, slots=True)
+class Declaration:
+    """One discovered tool as declared: what depends only on the command's output."""
+
+    name: str
+    description: str
+    schema: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Declarations:
+    """What one run of the discovery command declared, and the problems met (logged once)."""
+
+    items: tuple[Declaration, ...] = ()
+    problems: tuple[str, ...] = ()
+
+    def report(self, config: Config) -> DiscoveryReport:
+        """The tools of these declarations, bound to ``config`` (a session's own)."""
+        tools = [DiscoveredTool(config, d.name, d.description, d.schema) for d in self.items]
+        return DiscoveryReport(tools, list(self.problems))
+
+
+async def discover_declarations(
     config: Config, *, timeout_s: float = DEFAULT_DISCOVERY_TIMEOUT_S
-) -> DiscoveryReport:
-    """Run ``tools.discoveryCommand`` and build a :class:`DiscoveredTool` per declaration.
+) -> Declarations:
+    """Run ``tools.discoveryCommand`` and read its declarations (none when it is not set).
 
-    Returns an empty report when no command is configured. Never raises for the command's sake:
-    every failure is a logged entry of :attr:`DiscoveryReport.problems`.
+    Never raises for the command's sake: every failure is a logged entry of ``problems``.
     """
-    report = DiscoveryReport()
+    problems = DiscoveryReport()
     command = config.settings.discovery_command
     if not command:
-        return report
+        return Declarations()
     try:
         try:
             argv = shlex.split(command)
@@ -185,13 +214,24 @@ async def discover_command_tools(
         _check_run(run, timeout_s)
         items = _parse_output(run.stdout)
     except _Failed as exc:
-        _problem(report, f'Tool discovery command "{command}" failed: {exc}')
-        return report
-    _tools(config, items, report)
-    if report.tools and not config.settings.call_command:
+        _problem(problems, f'Tool discovery command "{command}" failed: {exc}')
+        return Declarations((), tuple(problems.problems))
+    found = _declared(items, problems)
+    if found and not config.settings.call_command:
         _problem(
-            report,
-            f"{len(report.tools)} tool(s) were discovered, but tools.callCommand is not set, "
+            problems,
+            f"{len(found)} tool(s) were discovered, but tools.callCommand is not set, "
             "so calling them will fail.",
         )
-    return report
+    return Declarations(tuple(found), tuple(problems.problems))
+
+
+async def discover_command_tools(
+    config: Config, *, timeout_s: float = DEFAULT_DISCOVERY_TIMEOUT_S
+) -> DiscoveryReport:
+    """Run ``tools.discoveryCommand`` and build a :class:`DiscoveredTool` per declaration.
+
+    Returns an empty report when no command is configured. Never raises for the command's sake:
+    every failure is a logged entry of :attr:`DiscoveryReport.problems`.
+    """
+    return (await discover_declarations(config, timeout_s=timeout_s)).report(config)

@@ -22,6 +22,7 @@ from qwen_tools.registry.registry import ToolRegistry
 if TYPE_CHECKING:
     from qwen_tools.config.config import Config
     from qwen_tools.config.tool_settings import ToolSettings
+    from qwen_tools.discovery.shared import SharedDiscovery
 
 _SPECIFIER = re.compile(r"\(.*\)\s*$")
 
@@ -68,15 +69,18 @@ def _builtin_registry(config: Config, exclude: Collection[str] = ()) -> ToolRegi
     return registry
 
 
-async def register_discovered_tools(config: Config, registry: ToolRegistry) -> list[str]:
+async def register_discovered_tools(
+    config: Config, registry: ToolRegistry, shared: SharedDiscovery | None = None
+) -> list[str]:
     """Run ``tools.discoveryCommand`` and register what it declares; the problems met.
 
     A discovered tool disabled by ``tools.core``/``tools.exclude`` is left out; one whose name
-    is taken is skipped (and reported) instead of overwriting.
+    is taken is skipped (and reported) instead of overwriting. ``shared``: the declarations
+    of one run shared by many sessions (a template's), instead of a run of the command.
     """
     from qwen_tools.discovery.command_discovery import discover_command_tools
 
-    report = await discover_command_tools(config)
+    report = await (shared.report(config) if shared else discover_command_tools(config))
     problems = list(report.problems)
     for tool in report.tools:
         if not is_tool_enabled(config, tool.name):
@@ -94,14 +98,17 @@ async def register_discovered_tools(config: Config, registry: ToolRegistry) -> l
     return problems
 
 
-async def build_registry_async(config: Config, exclude: Collection[str] = ()) -> ToolRegistry:
+async def build_registry_async(
+    config: Config, exclude: Collection[str] = (), shared: SharedDiscovery | None = None
+) -> ToolRegistry:
     """A registry with every enabled built-in tool, then the discovered tools of the project.
 
-    The built-ins named in ``exclude`` are left out (never built).
+    The built-ins named in ``exclude`` are left out (never built); ``shared``: see
+    :func:`register_discovered_tools`.
     """
     registry = _builtin_registry(config, exclude)
     if config.settings.discovery_command:
-        await register_discovered_tools(config, registry)
+        await register_discovered_tools(config, registry, shared)
     return registry
 
 

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from qwen_tools.config.workspace import WorkspaceContext
     from qwen_tools.contract.declarative import BaseDeclarativeTool
     from qwen_tools.contract.display import ToolResultDisplay
+    from qwen_tools.discovery.shared import SharedDiscovery
     from qwen_tools.execution.call_types import (
         CompletedToolCall,
         ConfirmationHandler,
@@ -76,6 +77,7 @@ class Session:
         experimental_lsp: bool = False,
         workspace_settings: bool = True,
         command_env: Mapping[str, str] | None = None,
+        discovery: SharedDiscovery | None = None,
     ) -> None:
         """Load the settings for ``cwd`` (or use ``config``); nothing is started yet.
 
@@ -93,7 +95,10 @@ class Session:
         the workspace), for a workspace whose content is
         not trusted (the session pool's templates); it has no effect with ``config``;
         ``command_env``: the environment the model's commands start from (default: this
-        process's; the session pool gives its sessions only plain variables, no secrets).
+        process's; the session pool gives its sessions only plain variables, no secrets);
+        ``discovery``: ``tools.discoveryCommand``'s declarations shared with other sessions on
+        the same settings and project (a :class:`~qwen_tools.session.template.SessionTemplate`'s),
+        instead of a run of the command for this session.
         Raises :class:`~qwen_tools.SettingsError` on bad settings.
         """
         mode = (
@@ -143,6 +148,7 @@ class Session:
         self._manager: McpManager | None = None
         self._on_demand: McpOnDemand | None = None
         self._closed = False
+        self._discovery = discovery
 
     @staticmethod
     def _open_named(cwd: Any, name: str, env: Mapping[str, str] | None) -> NamedSession:
@@ -225,7 +231,7 @@ class Session:
     async def _assemble(self) -> None:
         from qwen_tools.session.default_registry import build_registry_async
 
-        registry = await build_registry_async(self.config, self._exclude)
+        registry = await build_registry_async(self.config, self._exclude, self._discovery)
         for excluded in self._exclude:  # a discovered tool of that name
             registry.unregister_tool(excluded)
         for extra in self._extra_tools:

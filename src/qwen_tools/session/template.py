@@ -28,6 +28,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from qwen_tools.config.config import Config
+from qwen_tools.discovery.shared import SharedDiscovery
 from qwen_tools.session.session import Session
 
 if TYPE_CHECKING:
@@ -57,6 +58,7 @@ class SessionTemplate:
         self._lsp = base.services.lsp.enabled
         self._mcp: McpMode = mcp
         self._exclude = tuple(exclude_tools)
+        self._discovery = SharedDiscovery()
 
     def open(self, roots: Sequence[Path] | None = None) -> Session:
         """A new session (not entered); on ``roots`` (already accepted) when given."""
@@ -73,7 +75,9 @@ class SessionTemplate:
                 interactive=base.interactive,
                 workspace=WorkspaceContext(roots[0], roots[1:]),
             )
-            return Session(config=config, mcp=self._mcp, exclude_tools=self._exclude)
+            return Session(
+                config=config, mcp=self._mcp, exclude_tools=self._exclude, discovery=self._discovery
+            )
         config = Config(
             base.target_dir,
             settings=base.settings,
@@ -90,4 +94,5 @@ class SessionTemplate:
             exclude_tools=self._exclude,
             experimental_lsp=self._lsp,
             read_saved_output=False,  # the workspace copy has the saved-output directory already
+            discovery=self._discovery,
         )
