@@ -1,19 +1,21 @@
 """``qwen-tools chat`` as Qwen Code 0.24.4 works it from the keyboard, in a real pty.
 
 Enter during a turn steers it (the text joins the conversation at the next request boundary:
-after the calls' results, or after an answer), Ctrl+Q queues it as the next prompt; a cancelled
-prompt comes back into the input; the banner has the version; ``/help`` lists the keys;
-``/stats`` counts calls, agreement and code changes; the ``/`` menu describes the commands.
-Against the scripted OpenAI server on 127.0.0.1; expectations wait for the screen.
+after the calls' results, or after an answer), Ctrl+Q queues it as the next prompt; the banner
+has the version; ``/help`` lists the keys; ``/stats`` counts calls, agreement and code changes;
+the ``/`` menu describes the commands, eight rows at 80×24 (on an emulated screen). A cancelled
+prompt coming back into the input is in test_chat_turns.py. Against the scripted OpenAI server
+on 127.0.0.1; expectations wait for the output (the deadline is only a safety net).
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from pathlib import Path
 from typing import Any
 
-from support.chat_terminal import user_texts
+from support.chat_terminal import EXE, ScreenTerminal, base_env, user_texts
 from support.fake_openai import FakeOpenAI, Reply, call
 
 
@@ -69,7 +71,7 @@ def test_enter_steers_the_running_turn_and_ctrl_q_queues_the_next_prompt(
     assert "> use tabs" in term.text and "> also docs" in term.text  # shown when sent
 
 
-def test_banner_command_menu_help_keys_and_stats(chat: Any, ws: Path) -> None:
+def test_banner_help_keys_and_stats(chat: Any, ws: Path) -> None:
     target = ws / "greet.py"
     target.write_text("print('hi')\n")
     edit = {"file_path": str(target), "old_string": "'hi'", "new_string": "'hello'"}
@@ -87,11 +89,7 @@ def test_banner_command_menu_help_keys_and_stats(chat: Any, ws: Path) -> None:
         term = chat(server)
         term.expect(r"qwen-tools chat \(qwen-tools \d+\.\d+\.\d+")  # the version
         term.prompt()
-        term.send("/")  # the menu: each command with its description, more than three rows
-        term.expect(r"/help\s+this list")
-        term.expect(r"/tools\s+the tools the model can call")
-        term.expect(r"/approval-mode\s+show or set the approval mode")
-        term.send("help\r")
+        term.send("/help\r")
         for keys in ("Enter during a turn", "Ctrl\\+Q during a turn", "Alt-←/→", "Ctrl-L"):
             term.expect(keys)
         term.expect(r"Esc Esc\s+clear the prompt")
@@ -110,3 +108,25 @@ def test_banner_command_menu_help_keys_and_stats(chat: Any, ws: Path) -> None:
         term.prompt()
         term.send("/quit\r")
         assert term.finish() == 0
+
+
+def test_the_command_menu_on_an_80x24_screen(tmp_path: Path, ws: Path) -> None:
+    with FakeOpenAI() as server:
+        model = {"OPENAI_API_KEY": "k", "OPENAI_MODEL": "fake-model", "OPENAI_BASE_URL": server.url}
+        term = ScreenTerminal([str(EXE), "chat"], {**base_env(tmp_path), **model}, ws, (24, 80))
+        try:
+            term.wait_screen(lambda rows: any("> Type your" in row for row in rows))
+            term.send("/")
+            rows = term.wait_screen(lambda rows: len(_menu_rows(rows)) >= 8).display
+            menu = _menu_rows(rows)
+            assert "/help" in menu[0] and "this list" in menu[0]  # name and description
+            assert any("/tools" in row and "the tools the model can call" in row for row in menu)
+            term.send("quit\r")  # the menu narrows to /quit; Enter sends it
+            assert term.finish() == 0
+        finally:
+            term.close()
+
+
+def _menu_rows(rows: list[str]) -> list[str]:
+    """The completion menu's rows: a ``/command`` and its description on each."""
+    return [row for row in rows if re.match(r"│\s+/\S+\s{2,}\S", row)]
