@@ -9,6 +9,9 @@ an integer is asked for, a value it would reject) is ``False``: *not proved*, an
 never rejects and never words an error, so it cannot change what a call is told. Why by hand:
 importing ``fastjsonschema`` and generating and compiling a validator for each schema cost a
 one-call process about a tenth of its time (``bench/startup.py``).
+
+A schema's well-formedness is worked out once per schema object and remembered (a tool's
+schema is checked on every call otherwise): schemas are taken as never changed once declared.
 """
 
 from __future__ import annotations
@@ -80,7 +83,24 @@ def _distinct(items: list[Any]) -> bool:
     return len(keys) == len(items)
 
 
+_FORMED: dict[int, tuple[Mapping[str, Any], bool]] = {}
+"""``id(schema)`` → (the schema, held so that its id is not reused; its verdict)."""
+_FORMED_MAX = 4096
+
+
 def _well_formed(schema: Mapping[str, Any]) -> bool:
+    """:func:`_check_well_formed`, remembered per schema object."""
+    known = _FORMED.get(id(schema))
+    if known is not None and known[0] is schema:
+        return known[1]
+    verdict = _check_well_formed(schema)
+    if len(_FORMED) >= _FORMED_MAX:
+        _FORMED.clear()
+    _FORMED[id(schema)] = (schema, verdict)
+    return verdict
+
+
+def _check_well_formed(schema: Mapping[str, Any]) -> bool:
     """Whether every keyword of ``schema`` is one handled here, in the shape draft 7 requires."""
     if any(key not in _KNOWN for key in schema):
         return False

@@ -58,10 +58,8 @@ from qwen_tools.tools.common.paths import (
     check_absolute,
     check_inside,
     clean_path_param,
-    is_outside,
     js_resolve,
     make_relative,
-    outside_result,
     shorten_path,
 )
 from qwen_tools.tools.file_reading.content import (
@@ -197,10 +195,10 @@ class ReadFileInvocation(BaseToolInvocation[ReadFileParams]):
 
     def _read(self) -> ToolResult:
         path: str = self.params["file_path"]
-        if is_outside(self.config, path, readable=True):
-            return outside_result(self.config)
         rel = relative_for_display(path, str(self.config.target_dir))
-        # The one open, checked on its descriptor: everything below reads that descriptor.
+        # The one open, checked on its descriptor: everything below reads that descriptor. (No
+        # second check of the name first: validation checked it, and only what the open
+        # reaches can tell where the content comes from.)
         opened = open_for_read(self.config, path, rel)
         if isinstance(opened, FileContent):
             return self._failure(opened)
