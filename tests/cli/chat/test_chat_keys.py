@@ -53,8 +53,11 @@ def test_enter_steers_the_running_turn_and_ctrl_q_queues_the_next_prompt(
         term.expect("Linting")  # the answer streams, held half-way
         term.send("also docs\r")  # steered into a turn that calls no tool
         term.expect(r"steering: also docs")
+        term.send("/stats\r")  # a command is never sent to the model: it runs after the turn
+        term.expect(r"queued: /stats")
         hold.set()
         term.expect("Docs too.")
+        term.expect(r"Tool calls: 1 \( ✓ 1 ✗ 0 \)")
         term.prompt()
         term.send("/quit\r")
         assert term.finish() == 0

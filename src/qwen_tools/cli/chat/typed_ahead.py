@@ -3,7 +3,8 @@
 As in Qwen Code 0.24.4 ("Enter to steer · Ctrl+Q to queue"): Enter sends the typed text into
 the running turn (the loop's :class:`~qwen_tools.agent.steering.Steering` adds it at the next
 request boundary, and the text is shown as a user line when it is sent), Ctrl+Q queues it;
-queued texts are sent, joined, as the next prompt when the turn ends. Under the spinner, what
+queued texts are sent, joined, as the next prompt when the turn ends. A ``/command`` or
+``!command`` is never steered into the model: it is queued, and runs on its own after the turn. Under the spinner, what
 waits is listed. When a turn is cancelled, what was never sent goes back into the input; with
 nothing else to give back, the cancelled prompt does (unless a tool ran, as Qwen Code).
 """
@@ -39,11 +40,13 @@ class TypedAhead:
         loop.steering.on_deliver = self._sent
 
     def next_prompt(self) -> str | None:
-        """The queued texts as one prompt (shown as sent), or ``None`` when none wait."""
+        """The queued texts as one prompt (shown as sent; a command alone), or ``None``."""
         if not self.queued:
             return None
-        line = "\n\n".join(self.queued)
-        self.queued.clear()
+        count = next((i for i, t in enumerate(self.queued) if _command(t)), len(self.queued))
+        taken = self.queued[: max(count, 1)]
+        del self.queued[: len(taken)]
+        line = "\n\n".join(taken)
         self.view.user_line(line)
         return line
 
@@ -73,7 +76,7 @@ class TypedAhead:
         return [("steering", t) for t in steering] + [("queued", t) for t in self.queued]
 
     def _submitted(self, text: str, steer: bool) -> None:
-        if steer and self._loop is not None:
+        if steer and self._loop is not None and not _command(text):
             self._loop.steering.add(text)
         else:
             self.queued.append(text)
@@ -81,3 +84,11 @@ class TypedAhead:
     def _sent(self, texts: list[str]) -> None:
         for text in texts:
             self.view.user_line(text)
+
+
+def _command(text: str) -> bool:
+    """A ``/command`` or ``!command`` line (run by the chat, not sent to the model)."""
+    stripped = text.strip()
+    return stripped.startswith("!") or (
+        stripped.startswith("/") and not stripped.startswith(("//", "/*"))
+    )
