@@ -117,6 +117,15 @@ def _walk(params: Any) -> tuple[Any, str | None, _Admission]:
     state = _Admission()
     if not _is_container(params):
         return state.scalar(params), None, state
+    if type(params) is dict:  # most calls: an object of scalars, one level, no stack needed
+        flat = {}
+        for raw_key, item in params.items():
+            if _is_container(item):
+                break
+            flat[state.key(raw_key)] = state.scalar(item)
+        else:
+            return flat, None, state
+        state = _Admission()
     root = _empty(params)
     # (source, target, depth of source, name of the top-level param it sits under)
     stack: list[tuple[Any, Any, int, str | None]] = [(params, root, 1, None)]

@@ -33,6 +33,7 @@ and so is each tool's params type (a ``TypedDict`` of its schema: :class:`ReadFi
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import TYPE_CHECKING, Any
 
 from qwen_tools._lazy import lazy_exports
@@ -190,7 +191,10 @@ def _builder(config: Config, name: str) -> ToolFactory:
     module, cls = _TOOLS[name]
 
     def build() -> BaseDeclarativeTool[Any]:
-        tool_class: Any = getattr(importlib.import_module(f".{module}", __name__), cls)
+        loaded = sys.modules.get(f"{__name__}.{module}")  # a session's tool, after the first
+        if loaded is None:
+            loaded = importlib.import_module(f".{module}", __name__)
+        tool_class: Any = getattr(loaded, cls)
         tool: BaseDeclarativeTool[Any] = tool_class(config)
         return tool
 
