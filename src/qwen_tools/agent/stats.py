@@ -18,7 +18,15 @@ if TYPE_CHECKING:
 
 __all__ = ["SessionStats"]
 
-_ALWAYS = frozenset({"proceed_always", "proceed_always_server", "proceed_always_tool"})
+_ALWAYS = frozenset(
+    {
+        "proceed_always",
+        "proceed_always_server",
+        "proceed_always_tool",
+        "proceed_always_project",
+        "proceed_always_user",
+    }
+)
 
 
 def _decisions() -> dict[str, int]:

@@ -18,6 +18,18 @@ if TYPE_CHECKING:
     from qwen_tools.registry.registry import ToolRegistry
 
 
+def persisted_choices(rules: tuple[str, ...]) -> list[tuple[str, str, ToolConfirmationOutcome]]:
+    """Qwen Code 0.24.4's "Always allow <rules in words> in this project / for this user"."""
+    from qwen_tools.execution.always_rules import rule_label
+
+    action = rule_label(rules)
+    what = f"Always allow {action}" if action else "Always allow"
+    return [
+        ("2", f"{what} in this project", ToolConfirmationOutcome.PROCEED_ALWAYS_PROJECT),
+        ("3", f"{what} for this user", ToolConfirmationOutcome.PROCEED_ALWAYS_USER),
+    ]
+
+
 def confirmation_choices(
     details: ToolCallConfirmationDetails, modifiable: bool = False
 ) -> list[tuple[str, str, ToolConfirmationOutcome]]:
@@ -34,29 +46,8 @@ def confirmation_choices(
         always = [
             ("2", "Yes, allow always (auto-accept edits)", ToolConfirmationOutcome.PROCEED_ALWAYS)
         ]
-    elif details.type == "exec":
-        always = [
-            (
-                "2",
-                f"Yes, always allow {details.root_command}",
-                ToolConfirmationOutcome.PROCEED_ALWAYS,
-            )
-        ]
-    elif details.type == "mcp":
-        always = [
-            (
-                "2",
-                f"Yes, always allow {details.tool_name} from {details.server_name}",
-                ToolConfirmationOutcome.PROCEED_ALWAYS_TOOL,
-            ),
-            (
-                "3",
-                f"Yes, always allow every tool of {details.server_name}",
-                ToolConfirmationOutcome.PROCEED_ALWAYS_SERVER,
-            ),
-        ]
     else:
-        always = [("2", "Yes, allow always", ToolConfirmationOutcome.PROCEED_ALWAYS)]
+        always = [] if details.hide_always_allow else persisted_choices(details.permission_rules)
     if details.type == "edit" and modifiable:
         always.append(
             ("3", "Modify with external editor", ToolConfirmationOutcome.MODIFY_WITH_EDITOR)

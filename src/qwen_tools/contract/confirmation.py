@@ -59,6 +59,8 @@ class ExecConfirmationDetails:
     command: str
     root_commands: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
+    permission_rules: tuple[str, ...] = ()  # what "Always allow …" persists
+    hide_always_allow: bool = False
     on_confirm: OnConfirm = _no_op
     type: Literal["exec"] = field(default="exec", init=False)
 
@@ -87,6 +89,8 @@ class McpConfirmationDetails:
     server_name: str
     tool_name: str
     tool_display_name: str
+    permission_rules: tuple[str, ...] = ()  # what "Always allow …" persists
+    hide_always_allow: bool = False
     on_confirm: OnConfirm = _no_op
     type: Literal["mcp"] = field(default="mcp", init=False)
 
@@ -108,6 +112,8 @@ class InfoConfirmationDetails:
     title: str
     prompt: str
     urls: tuple[str, ...] = ()
+    permission_rules: tuple[str, ...] = ()  # what "Always allow …" persists
+    hide_always_allow: bool = False
     on_confirm: OnConfirm = _no_op
     type: Literal["info"] = field(default="info", init=False)
 

@@ -19,6 +19,8 @@ class ToolConfirmationOutcome(StrEnum):
     PROCEED_ALWAYS = "proceed_always"
     PROCEED_ALWAYS_SERVER = "proceed_always_server"
     PROCEED_ALWAYS_TOOL = "proceed_always_tool"
+    PROCEED_ALWAYS_PROJECT = "proceed_always_project"  # persist to the workspace's settings
+    PROCEED_ALWAYS_USER = "proceed_always_user"  # persist to the user's settings
     MODIFY_WITH_EDITOR = "modify_with_editor"
     CANCEL = "cancel"
 

@@ -8,7 +8,8 @@ auto-edit approves edit and info confirmations — except edits of the sensitive
 block or hand the call over), refuses when nobody can be asked,
 otherwise lets the PermissionRequest hooks answer (:mod:`.hook_points`), else asks through the
 :data:`ConfirmationHandler` — looping through modify-with-editor rounds — and records "always
-allow" answers for the session.
+allow" answers: for the session, or in a settings file ("in this project" / "for this user",
+:mod:`.always_rules`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from qwen_tools.contract.invocation import ToolInvocation
 from qwen_tools.contract.modifiable import ModifiableTool, is_modifiable
 from qwen_tools.contract.outcome import ToolConfirmationOutcome
 from qwen_tools.execution import messages
+from qwen_tools.execution.always_rules import inject_permission_rules, persist_answer
 from qwen_tools.execution.call_types import (
     CompletedToolCall,
     ConfirmationHandler,
@@ -173,6 +175,7 @@ async def decide(
     answered = await permission_hooks(config, tool, request, invocation)
     if answered is not None:
         return answered
+    _offer_always(config, tool, invocation, details)
     while True:
         outcome, payload = await confirm(request, details)
         if signal.aborted:
@@ -208,7 +211,29 @@ async def decide(
 
         manual_approval(config)
     remember_always_allow(config, tool, details, outcome)
+    if outcome in _PERSISTED:
+        persist_answer(config, details, outcome)
     return outcome, invocation
+
+
+_PERSISTED = (
+    ToolConfirmationOutcome.PROCEED_ALWAYS_PROJECT,
+    ToolConfirmationOutcome.PROCEED_ALWAYS_USER,
+)
+
+
+def _offer_always(
+    config: Config,
+    tool: BaseDeclarativeTool[Any],
+    invocation: ToolInvocation[Any],
+    details: ToolCallConfirmationDetails,
+) -> None:
+    """Name the rules "Always allow …" would persist; hide it in a folder that is not trusted."""
+    if details.type not in ("exec", "mcp", "info"):
+        return
+    inject_permission_rules(details, tool.name, invocation.params, str(config.target_dir))
+    if config.loaded_settings is not None and not config.loaded_settings.trusted:
+        details.hide_always_allow = True
 
 
 async def _modify(

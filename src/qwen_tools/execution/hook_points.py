@@ -114,7 +114,9 @@ async def ask_for_hook(
         message = reason or CONFIRMATION_REQUIRED
         return failed(request, message, ToolErrorType.EXECUTION_DENIED, tool=tool)
     details = InfoConfirmationDetails(
-        title=ask_title(request.name), prompt=ask_prompt(request.name, reason)
+        title=ask_title(request.name),
+        prompt=ask_prompt(request.name, reason),
+        hide_always_allow=True,  # a hook's ask is answered once
     )
     notify_permission_prompt(hooks, request.name)
     outcome, payload = await confirm(request, details)

@@ -180,6 +180,44 @@ def any_rule_allows(config: Config, rules: Iterable[str], tool_name: str, params
     return any(rule_allows(config, rule, tool_name, params) for rule in rules)
 
 
+def shell_parts_allowed(config: Config, rules: Iterable[str], params: Any) -> bool:
+    """Whether each part of a compound command is covered by some shell rule or only reads.
+
+    As 0.24.4's ``evaluateCompoundCommand``: ``mkdir -p out && touch out/a`` is allowed by
+    ``Bash(mkdir *)`` and ``Bash(touch *)`` together, and ``cat notes && touch a`` by
+    ``Bash(touch *)`` alone. A reading part counts only when the shell tool would run it
+    without asking (no path outside the workspace, no risky git setting) and no part changes
+    directory; command substitution is never allowed.
+    """
+    from qwen_tools.shell.command_analysis import (
+        analyze_command,
+        is_read_only_command,
+        read_only_refusal,
+    )
+
+    args = params if isinstance(params, dict) else {}
+    command = args.get("command")
+    if not isinstance(command, str) or _SUBSTITUTION.search(command):
+        return False
+    specs = [
+        parsed[1]
+        for parsed in map(parse_rule, rules)
+        if parsed is not None and SHELL in parsed[0] and parsed[1] is not None
+    ]
+    parts = split_shell_command(analyze_command(command).stripped_command)
+    if not specs or not parts:
+        return False
+    moves = any(re.match(r"\s*(?:cd|pushd)(?:\s|$)", part) for part in parts)
+    reading = [part for part in parts if not any(command_matches(part, s) for s in specs)]
+    if len(reading) == len(parts) or (reading and moves):
+        return False
+    if not all(is_read_only_command(part) for part in reading):
+        return False
+    cwd = os.path.join(config.target_dir, str(args.get("directory") or "."))
+    inside = config.workspace.is_path_within_workspace
+    return all(read_only_refusal(part, cwd, inside) is None for part in reading)
+
+
 def is_preapproved(
     config: Config,
     tool: BaseDeclarativeTool[Any],
@@ -201,6 +239,8 @@ def is_preapproved(
         return True
     rules = (*config.settings.allowed, *config.settings.permissions_allow)
     if any_rule_allows(config, rules, tool.name, params):
+        return True
+    if tool.name == SHELL and shell_parts_allowed(config, rules, params):
         return True
     if details.type == "mcp" and details.server_name in session.always_allowed_mcp_servers:
         return True

@@ -180,6 +180,8 @@ async def approve_call(
         return details
     if verdict.decision == "ask":
         details = details or forced_confirmation(call.tool, call.invocation)
+        if details.type in ("exec", "mcp", "info"):
+            details.hide_always_allow = True  # an ask rule asks every time (0.24.4)
     elif details is False or is_preapproved(config, call.tool, call.invocation.params, details):
         if not await _auto_reviews_anyway(config, call):
             return None

@@ -1,0 +1,160 @@
+"""The permission rules an "Always allow …" answer persists, and how the prompt names them.
+
+As Qwen Code 0.24.4 (``buildPermissionRules``, ``buildHumanReadableRuleLabel``): a shell call
+persists one ``Bash(<rule>)`` per simple command that is not read-only (``git commit -m x`` →
+``Bash(git commit *)``, ``git status`` → ``Bash(git status)``; a compound ``a && b`` gives the
+rules of its parts, never one for the whole text); a file tool ``Read(<dir>/**)`` or
+``Edit(<dir>/**)`` for the file's directory (the path itself for directory tools; an absolute
+directory is written ``//abs/dir/**``); ``web_fetch`` ``WebFetch(<host>)``; an MCP tool its
+registered name ``mcp__server__tool``; any other tool ``Name(<skill|subagent_type|server_name>)``
+or ``Name``. A rule is written with 0.24.4's display name (``Read``, ``Edit``, ``Bash``,
+``WebFetch``, ``WebSearch``) only where our rule parser reads it back as the same tool, so a
+persisted rule is always one the next session honours (:mod:`.permissions`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from qwen_tools.contract.outcome import ToolConfirmationOutcome
+from qwen_tools.contract.tool_names import ToolNames
+from qwen_tools.execution.permissions import EDIT_TOOLS, READ_TOOLS, SHELL, parse_rule
+
+if TYPE_CHECKING:
+    from qwen_tools.config.config import Config
+    from qwen_tools.contract.confirmation import ToolCallConfirmationDetails
+
+__all__ = ["build_permission_rules", "inject_permission_rules", "persist_answer", "rule_label"]
+
+_log = logging.getLogger("qwen_tools")
+
+_DISPLAY = {
+    **dict.fromkeys(READ_TOOLS, "Read"),
+    **dict.fromkeys(EDIT_TOOLS, "Edit"),
+    SHELL: "Bash",
+    ToolNames.WEB_FETCH: "WebFetch",
+    ToolNames.WEB_SEARCH: "WebSearch",
+}
+_FILE_TARGETED = frozenset({ToolNames.READ_FILE, ToolNames.EDIT, ToolNames.WRITE_FILE})
+_VERBS = {
+    "Read": "read files",
+    "Edit": "edit files",
+    "Bash": "run commands",
+    "WebFetch": "fetch from",
+    "WebSearch": "search the web",
+}
+_KINDS = {"Read": "path", "Edit": "path", "Bash": "command", "WebFetch": "domain"}
+
+
+def _display_name(tool_name: str) -> str:
+    display = _DISPLAY.get(tool_name)
+    parsed = parse_rule(display) if display else None
+    return display if display and parsed and tool_name in parsed[0] else tool_name
+
+
+def build_permission_rules(tool_name: str, params: Any, target_dir: str) -> tuple[str, ...]:
+    """The rules that pre-approve calls like this one (see the module docstring)."""
+    args = params if isinstance(params, dict) else {}
+    name = _display_name(tool_name)
+    if tool_name == SHELL:
+        from qwen_tools.shell.command_analysis import analyze_command
+
+        command = args.get("command")
+        return analyze_command(command).permission_rules if isinstance(command, str) else ()
+    if tool_name in READ_TOOLS | EDIT_TOOLS:
+        path = next(
+            (args[k] for k in ("file_path", "notebook_path") if isinstance(args.get(k), str)),
+            None,
+        )
+        if path is None and isinstance(args.get("path"), str):
+            path = os.path.join(target_dir, args["path"])
+        elif path is None and isinstance(args.get("absolute_path"), str):
+            path = args["absolute_path"]
+        if not path:
+            return (name,)
+        directory = os.path.dirname(path) if tool_name in _FILE_TARGETED else path
+        return (
+            f"{name}(/{directory}/**)" if directory.startswith("/") else f"{name}({directory}/**)",
+        )
+    if tool_name == ToolNames.WEB_FETCH:
+        url = args.get("url")
+        host = urlsplit(url).hostname if isinstance(url, str) else None
+        return (f"{name}({host})",) if host else (name,)
+    if tool_name.startswith("mcp__"):
+        return (tool_name,)
+    for key in ("skill", "subagent_type", "server_name"):
+        if isinstance(args.get(key), str) and args[key]:
+            return (f"{name}({args[key]})",)
+    return (name,)
+
+
+def inject_permission_rules(
+    details: ToolCallConfirmationDetails, tool_name: str, params: Any, target_dir: str
+) -> None:
+    """Give an exec, mcp or info confirmation its rules when it names none (as 0.24.4 does)."""
+    if details.type in ("exec", "mcp", "info") and not details.permission_rules:
+        details.permission_rules = build_permission_rules(tool_name, params, target_dir)
+
+
+def _clean_path(specifier: str) -> str:
+    cleaned = specifier.removesuffix("/**").removesuffix("/*")
+    cleaned = cleaned[1:] if cleaned.startswith("//") else cleaned
+    return cleaned if cleaned.endswith("/") else cleaned + "/"
+
+
+def rule_label(rules: tuple[str, ...]) -> str:
+    """The rules in words, for "Always allow <label> in this project" (0.24.4's wording)."""
+    parts: list[str] = []
+    for rule in rules:
+        paren = rule.find("(")
+        if paren == -1:
+            parts.append(_VERBS.get(rule, rule.lower()))
+            continue
+        display, specifier = rule[:paren], rule[paren + 1 : -1]
+        verb = _VERBS.get(display, display.lower())
+        kind = _KINDS.get(display, "literal")
+        if kind == "path":
+            parts.append(f"{verb} in {_clean_path(specifier)}")
+        elif kind == "command":
+            parts.append(f"{verb.split(' ')[0]} '{specifier}' commands")
+        elif kind == "domain":
+            parts.append(f"{verb} {specifier}")
+        else:
+            parts.append(f'{verb} "{specifier}"')
+    return ", ".join(parts)
+
+
+def persist_answer(
+    config: Config, details: ToolCallConfirmationDetails, outcome: ToolConfirmationOutcome
+) -> None:
+    """Save the rules of an "Always allow … in this project / for this user" answer.
+
+    The rules go to ``permissions.allow`` of the workspace's or the user's settings file
+    (:mod:`~qwen_tools.config.permission_persist`) and into this session's settings, so the
+    next call like this one and the next session run without asking. A file that cannot take
+    them leaves both alone; the reason is logged as a warning (printed on stderr).
+    """
+    if details.type not in ("exec", "mcp", "info") or not details.permission_rules:
+        return
+    from qwen_tools.config.permission_persist import (
+        PermissionPersistError,
+        persist_allow_rules,
+        scope_settings_file,
+    )
+
+    user = outcome is ToolConfirmationOutcome.PROCEED_ALWAYS_USER
+    path, root = scope_settings_file(
+        "user" if user else "project", config.target_dir, config.home_dir
+    )
+    try:
+        persist_allow_rules(path, root, details.permission_rules)
+    except PermissionPersistError as exc:
+        _log.warning("%s", exc)
+        return
+    live = config.settings.permissions_allow
+    added = tuple(rule for rule in details.permission_rules if rule not in live)
+    config.settings = dataclasses.replace(config.settings, permissions_allow=(*live, *added))
