@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
+from qwen_tools import ToolCallRequest, ToolRegistry, run_tool_call
 from qwen_tools.cli.confirm import confirmation_choices
 from qwen_tools.config.config import Config
-from qwen_tools.contract.confirmation import ExecConfirmationDetails, McpConfirmationDetails
+from qwen_tools.contract.confirmation import (
+    ExecConfirmationDetails,
+    McpConfirmationDetails,
+    ToolCallConfirmationDetails,
+)
+from qwen_tools.contract.outcome import ToolConfirmationOutcome, ToolConfirmationPayload
 from qwen_tools.execution.always_rules import build_permission_rules, rule_label
 from qwen_tools.execution.permissions import any_rule_allows, shell_parts_allowed
 
@@ -126,3 +133,67 @@ def test_choices_offer_project_and_user() -> None:
     ]
     details.hide_always_allow = True
     assert [key for key, _, _ in confirmation_choices(details)] == ["1", "n"]
+
+
+# -- through the real approval flow: asked once, saved, honoured by a fresh session --------
+
+
+def _env(tmp_path: Path) -> dict[str, str]:
+    home = tmp_path / "home"
+    (home / ".qwen").mkdir(parents=True, exist_ok=True)
+    return {
+        "HOME": str(home),
+        "QWEN_HOME": str(home / ".qwen"),
+        "QWEN_CODE_SYSTEM_SETTINGS_PATH": str(tmp_path / "system.json"),
+        "QWEN_CODE_SYSTEM_DEFAULTS_PATH": str(tmp_path / "defaults.json"),
+    }
+
+
+class _Answer:
+    def __init__(self, *outcomes: ToolConfirmationOutcome) -> None:
+        self.outcomes = list(outcomes)
+        self.asked: list[ToolCallConfirmationDetails] = []
+
+    async def __call__(
+        self, request: ToolCallRequest, details: ToolCallConfirmationDetails
+    ) -> tuple[ToolConfirmationOutcome, ToolConfirmationPayload | None]:
+        self.asked.append(details)
+        return self.outcomes.pop(0), None
+
+
+async def _fetch(config: Config, answer: _Answer, url: str) -> None:
+    from qwen_tools.tools.web_fetch.tool import WebFetchTool
+
+    request = ToolCallRequest("web_fetch", {"url": url, "prompt": "x"})
+    await run_tool_call(ToolRegistry([WebFetchTool(config)]), config, request, confirm=answer)
+
+
+async def test_an_info_answer_is_saved_and_honoured_next_session(tmp_path: Path) -> None:
+    ws, env = tmp_path / "ws", _env(tmp_path)
+    ws.mkdir()
+    answer = _Answer(ToolConfirmationOutcome.PROCEED_ALWAYS_PROJECT)
+    config = Config.load(ws, env=env)
+    await _fetch(config, answer, "http://127.0.0.1:9/a")
+    assert [d.permission_rules for d in answer.asked] == [("WebFetch(127.0.0.1)",)]
+    saved = json.loads((ws / ".qwen" / "settings.json").read_text())
+    assert saved == {"permissions": {"allow": ["WebFetch(127.0.0.1)"]}}
+    await _fetch(config, answer, "http://127.0.0.1:9/b")  # this session: not asked again
+    await _fetch(Config.load(ws, env=env), answer, "http://127.0.0.1:9/c")  # nor the next
+    assert len(answer.asked) == 1
+    other = _Answer(ToolConfirmationOutcome.CANCEL)
+    await _fetch(Config.load(ws, env=env), other, "http://localhost:9/")  # another host asks
+    assert len(other.asked) == 1
+
+
+async def test_no_always_in_an_untrusted_folder_or_under_an_ask_rule(tmp_path: Path) -> None:
+    ws, env = tmp_path / "ws", _env(tmp_path)
+    (ws / ".qwen").mkdir(parents=True)
+    user = Path(env["QWEN_HOME"])
+    (ws / ".qwen" / "settings.json").write_text('{"permissions": {"ask": ["WebFetch"]}}')
+    answer = _Answer(ToolConfirmationOutcome.PROCEED_ONCE, ToolConfirmationOutcome.PROCEED_ONCE)
+    await _fetch(Config.load(ws, env=env), answer, "http://127.0.0.1:9/")
+    (user / "settings.json").write_text('{"security": {"folderTrust": {"enabled": true}}}')
+    (user / "trustedFolders.json").write_text(json.dumps({str(ws): "DO_NOT_TRUST"}))
+    await _fetch(Config.load(ws, env=env), answer, "http://127.0.0.1:9/")
+    assert [d.hide_always_allow for d in answer.asked] == [True, True]
+    assert [key for key, _, _ in confirmation_choices(answer.asked[1])] == ["1", "n"]

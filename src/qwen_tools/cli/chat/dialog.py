@@ -1,8 +1,10 @@
 """The inline confirmation dialog: the call's box turns yellow and asks, as in Qwen Code.
 
 The box shows what would happen (the diff of an edit, the command, the MCP tool, the plan), a
-question and the answers of ``qwen-tools call``'s terminal confirmation (``1`` allow once,
-``2`` always, ``3`` modify with the external editor where offered, ``n`` no, labelled as in
+question and the answers of ``qwen-tools call``'s terminal confirmation (``1`` allow once;
+``2``/``3`` "Always allow <rules> in this project" / "… for this user" for commands, MCP tools
+and info prompts — saved to the settings, see :mod:`qwen_tools.execution.always_rules` — or
+``2`` always and ``3`` modify with the external editor for edits; ``n`` no, labelled as in
 Qwen Code "No, suggest changes (esc)"). A number, ``y`` or ``n`` answers at once; arrows and
 Enter pick; Esc says no; Ctrl-C says no and cancels the whole turn. The dialog is a small
 prompt_toolkit application that erases itself when answered (the call's final box, printed
