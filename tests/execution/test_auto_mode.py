@@ -197,6 +197,7 @@ async def test_classifier_failure_falls_back_to_the_prompt(
         assert asked.asked == ["run_shell_command"] and done.status == "cancelled"
         (details,) = asked.details
         assert details.type == "exec" and details.warnings == (UNAVAILABLE,)
+        assert details.hide_always_allow  # no "always allow" on a call handed back (0.24.4)
         headless = await run(ws, server, shell("touch made.txt"))
         assert headless.response_text == HEADLESS_DENIED
     assert not (ws / "made.txt").exists()

@@ -142,6 +142,8 @@ async def decide(
         if verdict.kind == "blocked":
             return failed(request, verdict.message, ToolErrorType.EXECUTION_DENIED, tool=tool)
         auto_fallback = verdict.fallback
+        if auto_fallback and details.type in ("exec", "mcp", "info"):
+            details.hide_always_allow = True  # a call handed back is answered once (0.24.4)
         if verdict.message and details.type == "exec":
             details.warnings = (*details.warnings, verdict.message)  # why it asks after all
     if mode is ApprovalMode.PLAN and details.type not in ("info", "plan"):
