@@ -111,7 +111,12 @@ COMMANDS: tuple[Command, ...] = (
         "choose the model (a menu of the endpoint's and the configured ones); switch to NAME",
         session.model,
     ),
-    Command(("stats",), "/stats", "tokens, requests, tool calls and time per tool", session.stats),
+    Command(
+        ("stats",),
+        "/stats",
+        "tokens, requests, tool calls (success rate, your agreement, code changes), time",
+        session.stats,
+    ),
     Command(
         ("memory",),
         "/memory [show|add TEXT|refresh]",

@@ -72,7 +72,9 @@ def _duration(seconds: float) -> str:
 
 
 def stats(host: SessionHost, _arg: str) -> bool:
-    """Tokens, requests, tool calls (count, success, failures, time per tool), session time."""
+    """Tokens, requests, tool calls (count, success, failures, time per tool), session time,
+    and Qwen Code's interaction summary (success rate, user agreement, code changes, API time
+    against tool time)."""
     from rich.table import Table
 
     agent = host.agent
