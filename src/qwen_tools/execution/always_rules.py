@@ -3,7 +3,10 @@
 As Qwen Code 0.24.4 (``buildPermissionRules``, ``buildHumanReadableRuleLabel``): a shell call
 persists one ``Bash(<rule>)`` per simple command that is not read-only (``git commit -m x`` →
 ``Bash(git commit *)``, ``git status`` → ``Bash(git status)``; a compound ``a && b`` gives the
-rules of its parts, never one for the whole text); a file tool ``Read(<dir>/**)`` or
+rules of its parts, never one for the whole text) — except that where 0.24.4's rule would let
+any program run (``Bash(npm install *)``, ``Bash(env *)``, ``Bash(bash)``: see
+:func:`shell_rules`) ours is the simple command as written, or there is no "Always allow"; a
+file tool ``Read(<dir>/**)`` or
 ``Edit(<dir>/**)`` for the file's directory (the path itself for directory tools; an absolute
 directory is written ``//abs/dir/**``); ``web_fetch`` ``WebFetch(<host>)``; an MCP tool its
 registered name ``mcp__server__tool``; any other tool ``Name(<skill|subagent_type|server_name>)``
@@ -23,12 +26,19 @@ from urllib.parse import urlsplit
 from qwen_tools.contract.outcome import ToolConfirmationOutcome
 from qwen_tools.contract.tool_names import ToolNames
 from qwen_tools.execution.permissions import EDIT_TOOLS, READ_TOOLS, SHELL, parse_rule
+from qwen_tools.shell.rules import KNOWN_SUBCOMMANDS
 
 if TYPE_CHECKING:
     from qwen_tools.config.config import Config
     from qwen_tools.contract.confirmation import ToolCallConfirmationDetails
 
-__all__ = ["build_permission_rules", "inject_permission_rules", "persist_answer", "rule_label"]
+__all__ = [
+    "build_permission_rules",
+    "inject_permission_rules",
+    "persist_answer",
+    "rule_label",
+    "shell_rules",
+]
 
 _log = logging.getLogger("qwen_tools")
 
@@ -47,6 +57,18 @@ _VERBS = {
     "WebFetch": "fetch from",
     "WebSearch": "search the web",
 }
+_INTERPRETERS = frozenset({  # 0.24.4's DANGEROUS_BASH_INTERPRETERS
+    "bash", "sh", "zsh", "fish", "csh", "tcsh", "dash", "ksh", "cmd", "pwsh", "powershell",
+    "python", "python3", "python2", "node", "deno", "tsx", "bun", "ruby", "perl", "php", "lua",
+    "julia", "r", "rscript", "groovy", "awk", "gawk", "cargo", "npm", "pnpm", "yarn", "make",
+    "gmake", "gradle", "mvn", "rake", "task", "just", "go", "npx", "bunx", "pnpx", "uvx", "pipx",
+    "dlx", "ssh", "eval", "exec", "source",
+})  # fmt: skip
+_WRAPPERS = frozenset({  # ours: programs that run their arguments as a command
+    "env", "sudo", "doas", "su", "xargs", "timeout", "nice", "ionice", "nohup", "command",
+    "builtin", "time", "stdbuf", "setsid", "chroot", "watch", "strace", "ltrace", "taskset",
+    "flock", "unbuffer", "parallel", "find",
+})  # fmt: skip
 _KINDS = {"Read": "path", "Edit": "path", "Bash": "command", "WebFetch": "domain"}
 
 
@@ -56,15 +78,55 @@ def _display_name(tool_name: str) -> str:
     return display if display and parsed and tool_name in parsed[0] else tool_name
 
 
+def _runs_anything(body: str) -> bool:
+    """Whether a ``Bash(<body>)`` rule would let any program run (0.24.4's
+    ``isDangerousBashRule``, plus the wrappers that run their arguments as a command)."""
+    words = body.lower().split()
+    if not words:
+        return True
+    root = words[0].rsplit("/", 1)[-1].removesuffix(".exe")
+    if root in KNOWN_SUBCOMMANDS and words[1:] == ["*"]:
+        return True  # ``git *``: no subcommand recognised (``git -c k=v x``), so all of them
+    if root not in _INTERPRETERS and root not in _WRAPPERS:
+        return False
+    return len(words) == 1 or "*" in body
+
+
+def shell_rules(command: str) -> tuple[str, ...] | None:
+    """The ``Bash(…)`` rules of a command; ``None`` when one cannot be made narrow.
+
+    0.24.4's rule per simple command that does not only read (``git commit *``). A rule that
+    would let any program run — an interpreter, a package runner or a wrapper such as ``env``,
+    ``sudo`` or ``xargs`` with ``*``, or alone — is replaced by the simple command as written
+    (``Bash(npm test)``, ``Bash(env FOO=1 make)``); when that has glob characters too, or is
+    just the program's name, nothing narrow exists and "Always allow" is not offered.
+    """
+    from qwen_tools.shell.command_analysis import analyze_command
+
+    analysis = analyze_command(command)
+    if analysis.is_read_only:
+        return ()
+    subs = [s for s in analysis.subcommands if not s.read_only] or list(analysis.subcommands)
+    rules: list[str] = []
+    for sub in subs:
+        if sub.rule is None:
+            continue
+        body = sub.rule
+        if _runs_anything(body):
+            body = " ".join(sub.text.split())
+            if _runs_anything(body) or any(c in body for c in "*?[()\n"):
+                return None
+        rules.append(f"Bash({body})")
+    return tuple(dict.fromkeys(rules))
+
+
 def build_permission_rules(tool_name: str, params: Any, target_dir: str) -> tuple[str, ...]:
     """The rules that pre-approve calls like this one (see the module docstring)."""
     args = params if isinstance(params, dict) else {}
     name = _display_name(tool_name)
     if tool_name == SHELL:
-        from qwen_tools.shell.command_analysis import analyze_command
-
         command = args.get("command")
-        return analyze_command(command).permission_rules if isinstance(command, str) else ()
+        return (shell_rules(command) or ()) if isinstance(command, str) else ()
     if tool_name in READ_TOOLS | EDIT_TOOLS:
         path = next(
             (args[k] for k in ("file_path", "notebook_path") if isinstance(args.get(k), str)),
@@ -95,9 +157,15 @@ def build_permission_rules(tool_name: str, params: Any, target_dir: str) -> tupl
 def inject_permission_rules(
     details: ToolCallConfirmationDetails, tool_name: str, params: Any, target_dir: str
 ) -> None:
-    """Give an exec, mcp or info confirmation its rules when it names none (as 0.24.4 does)."""
-    if details.type in ("exec", "mcp", "info") and not details.permission_rules:
-        details.permission_rules = build_permission_rules(tool_name, params, target_dir)
+    """Give an exec, mcp or info confirmation its rules when it names none (as 0.24.4 does);
+    a command with no narrow rule (:func:`shell_rules`) gets no "Always allow" at all."""
+    if details.type not in ("exec", "mcp", "info") or details.permission_rules:
+        return
+    command = params.get("command") if isinstance(params, dict) else None
+    if tool_name == SHELL and isinstance(command, str) and shell_rules(command) is None:
+        details.hide_always_allow = True
+        return
+    details.permission_rules = build_permission_rules(tool_name, params, target_dir)
 
 
 def _clean_path(specifier: str) -> str:
