@@ -27,6 +27,7 @@ def _text(message: dict[str, Any]) -> str:
 def test_enter_steers_the_running_turn_and_ctrl_q_queues_the_next_prompt(
     chat: Any, ws: Path
 ) -> None:
+    (ws / "style.txt").write_text("indent-with-tabs\n")
     hold = threading.Event()
     wait = "while [ ! -e go ]; do sleep 0.05; done; echo ran-the-check"
     script = [
@@ -40,10 +41,11 @@ def test_enter_steers_the_running_turn_and_ctrl_q_queues_the_next_prompt(
         term.prompt()
         term.send("run the check\r")
         term.expect(r"Running… \(")
-        term.send("use tabs")
-        term.expect(r"> use tabs  \(enter to steer · ctrl\+q to queue\)")
+        term.send("use tabs as @style.txt")
+        term.expect(r"> use tabs as @style\.txt  \(enter to steer · ctrl\+q to queue\)")
         term.send("\r")
-        term.expect(r"steering: use tabs")  # waits for the call's result
+        term.expect(r"Attached @style\.txt")  # its @path attaches the file, as in a prompt
+        term.expect(r"steering: use tabs as @style\.txt")  # waits for the call's result
         term.send("then lint\x11")  # Ctrl+Q
         term.expect(r"queued: then lint")
         assert len(server.requests) == 1  # nothing sent while the call runs
@@ -65,13 +67,14 @@ def test_enter_steers_the_running_turn_and_ctrl_q_queues_the_next_prompt(
     steered = server.requests[1]["messages"]
     assert [m["role"] for m in steered[-3:]] == ["assistant", "tool", "user"]
     assert "ran-the-check" in _text(steered[-2])  # the result first, then the steering
-    assert _text(steered[-1]) == "use tabs"
+    assert _text(steered[-1]).startswith("use tabs as @style.txt")
+    assert "indent-with-tabs" in _text(steered[-1])
     assert user_texts(server.requests[2])[-1] == "then lint"
     after_answer = server.requests[3]["messages"]
     assert [m["role"] for m in after_answer[-2:]] == ["assistant", "user"]
     assert _text(after_answer[-2]) == "Linting now, wait."
     assert _text(after_answer[-1]) == "also docs"
-    assert "> use tabs" in term.text and "> also docs" in term.text  # shown when sent
+    assert "> use tabs as" in term.text and "> also docs" in term.text  # shown when sent
 
 
 def test_banner_help_keys_and_stats(chat: Any, ws: Path) -> None:

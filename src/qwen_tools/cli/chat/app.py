@@ -59,7 +59,7 @@ class ChatApp:
         self.view.on_pause = self.terminal.restore
         self.view.on_resume = self.terminal.quiet
         self.view.typed = self.terminal.peek_typed
-        self.typed_ahead = TypedAhead(self.view, self.terminal)
+        self.typed_ahead = TypedAhead(self.view, self.terminal, self._attach)
         self._agent: AgentSession | None = None
         self.started = time.monotonic()
         self.turns = 0

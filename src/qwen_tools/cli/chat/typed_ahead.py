@@ -11,7 +11,8 @@ nothing else to give back, the cancelled prompt does (unless a tool ran, as Qwen
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from qwen_tools.agent.events import Finished
@@ -23,9 +24,16 @@ if TYPE_CHECKING:
 class TypedAhead:
     """The texts of one chat session waiting to be sent, and the next prompt's start."""
 
-    def __init__(self, view: ChatView, terminal: TurnTerminal) -> None:
+    def __init__(
+        self,
+        view: ChatView,
+        terminal: TurnTerminal,
+        attach: Callable[[str], list[dict[str, Any]]] | None = None,
+    ) -> None:
+        """``attach``: the parts of the files a text's ``@path`` words name (said attached)."""
         self.view = view
         self.terminal = terminal
+        self.attach = attach
         self.queued: list[str] = []
         """Texts queued with Ctrl+Q during a turn, sent as the next prompt."""
         self.prefill = ""
@@ -77,7 +85,7 @@ class TypedAhead:
 
     def _submitted(self, text: str, steer: bool) -> None:
         if steer and self._loop is not None and not _command(text):
-            self._loop.steering.add(text)
+            self._loop.steering.add(text, self.attach(text) if self.attach is not None else ())
         else:
             self.queued.append(text)
 
