@@ -303,3 +303,27 @@ async def test_hidden_protected_writes_ask(ws: Path, server: FakeOpenAI, command
     done = await run(ws, server, shell(command), confirm=asked)
     assert asked.asked == ["run_shell_command"] and done.status == "cancelled"
     assert server.requests == [] and not (ws / ".git" / "hooks" / "pre-commit").exists()
+
+
+@pytest.mark.parametrize("rule", ["Bash", "Bash(python3 *)", "Bash(python3:*)"])
+async def test_too_broad_allow_rules_do_not_skip_the_classifier(
+    ws: Path, server: FakeOpenAI, rule: str
+) -> None:
+    server.script = [FLAG, block("Runs arbitrary code.")]
+    settings = ToolSettings(permissions_allow=(rule, "Bash(touch made.txt)"))
+    code = "python3 -c \"open('pwned', 'w')\""
+    done = await run(ws, server, shell(code), settings=settings)
+    assert done.response_text.startswith("Blocked by auto mode policy: Runs arbitrary code.\n")
+    assert not (ws / "pwned").exists() and len(server.requests) == 2
+    narrow = await run(ws, server, shell("touch made.txt"), settings=settings)
+    assert narrow.status == "success" and len(server.requests) == 2  # a narrow rule still counts
+
+
+async def test_an_always_allowed_interpreter_does_not_skip_the_classifier(
+    ws: Path, server: FakeOpenAI
+) -> None:
+    config = Config(ws, settings=ToolSettings(), approval_mode=AUTO, home_dir=ws.parent / "h")
+    config.session.always_allowed_shell_roots.add("python3")  # an earlier "always allow"
+    server.script = [FLAG, block("Runs arbitrary code.")]
+    done = await run(ws, server, shell("python3 -c \"open('pwned', 'w')\""), config=config)
+    assert done.status == "error" and not (ws / "pwned").exists()

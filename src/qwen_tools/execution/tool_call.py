@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from qwen_tools.config.tool_settings import ApprovalMode
 from qwen_tools.contract.abort import AbortSignal
@@ -47,6 +47,7 @@ from qwen_tools.execution.permissions import is_preapproved, remember_always_all
 
 if TYPE_CHECKING:
     from qwen_tools.config.config import Config
+    from qwen_tools.contract.confirmation import ToolCallConfirmationDetails
     from qwen_tools.contract.declarative import BaseDeclarativeTool
     from qwen_tools.hooks.system import HookSystem
     from qwen_tools.registry.registry import ToolRegistry
@@ -183,7 +184,7 @@ async def approve_call(
         if details.type in ("exec", "mcp", "info"):
             details.hide_always_allow = True  # an ask rule asks every time (0.24.4)
     elif details is False or is_preapproved(config, call.tool, call.invocation.params, details):
-        if not await _auto_reviews_anyway(config, call):
+        if not await _auto_reviews_anyway(config, call, details):
             return None
         details = details or forced_confirmation(call.tool, call.invocation)
     decided = await decide(
@@ -203,18 +204,24 @@ async def approve_call(
     return None
 
 
-async def _auto_reviews_anyway(config: Config, call: PreparedCall) -> bool:
+async def _auto_reviews_anyway(
+    config: Config, call: PreparedCall, details: ToolCallConfirmationDetails | Literal[False]
+) -> bool:
     """In ``auto``, a call that would run unasked is still reviewed when it writes a protected
-    file, or when it is a shell command and ``classifyAllShell`` is on (0.24.4)."""
+    file, when it is a shell command and ``classifyAllShell`` is on, or when only an allow rule
+    too broad for ``auto`` pre-approved it (:mod:`.auto_rules`; 0.24.4)."""
     if config.approval_mode is not ApprovalMode.AUTO:
         return False
     import anyio.to_thread
 
     from qwen_tools.execution.auto_guards import SHELL_TOOL, protected_write
     from qwen_tools.execution.auto_mode import classifies_all_shell
+    from qwen_tools.execution.auto_rules import still_preapproved
 
     name, params = call.tool.name, call.invocation.params
     if name == SHELL_TOOL and classifies_all_shell(config):
+        return True
+    if details is not False and not still_preapproved(config, name, params, details):
         return True
     return bool(await anyio.to_thread.run_sync(protected_write, config, name, params))
 
