@@ -5,8 +5,7 @@ persists one ``Bash(<rule>)`` per simple command that is not read-only (``git co
 ``Bash(git commit *)``, ``git status`` → ``Bash(git status)``; a compound ``a && b`` gives the
 rules of its parts, never one for the whole text) — except that where 0.24.4's rule would let
 any program run (``Bash(npm install *)``, ``Bash(env *)``, ``Bash(bash)``: see
-:func:`shell_rules`) ours is the simple command as written, or there is no "Always allow"; a
-file tool ``Read(<dir>/**)`` or
+:func:`shell_rules`) there is no "Always allow"; a file tool ``Read(<dir>/**)`` or
 ``Edit(<dir>/**)`` for the file's directory (the path itself for directory tools; an absolute
 directory is written ``//abs/dir/**``); ``web_fetch`` ``WebFetch(<host>)``; an MCP tool its
 registered name ``mcp__server__tool``; any other tool ``Name(<skill|subagent_type|server_name>)``
@@ -93,13 +92,14 @@ def _runs_anything(body: str) -> bool:
 
 
 def shell_rules(command: str) -> tuple[str, ...] | None:
-    """The ``Bash(…)`` rules of a command; ``None`` when one cannot be made narrow.
+    """The ``Bash(…)`` rules of a command; ``None`` when one would let any program run.
 
-    0.24.4's rule per simple command that does not only read (``git commit *``). A rule that
-    would let any program run — an interpreter, a package runner or a wrapper such as ``env``,
-    ``sudo`` or ``xargs`` with ``*``, or alone — is replaced by the simple command as written
-    (``Bash(npm test)``, ``Bash(env FOO=1 make)``); when that has glob characters too, or is
-    just the program's name, nothing narrow exists and "Always allow" is not offered.
+    0.24.4's rule per simple command that does not only read (``git commit *``). When one of
+    them would let any program run — an interpreter, a package runner or a wrapper such as
+    ``env``, ``sudo``, ``xargs`` or ``find`` with ``*`` or alone, or a ``git *`` whose
+    subcommand was not recognised — "Always allow" is not offered (0.24.4 offers it). The
+    command as written would be no narrower: a rule without ``*`` also matches the command
+    with more arguments (``Bash(npm install a)`` allows ``npm install a evil``, as in 0.24.4).
     """
     from qwen_tools.shell.command_analysis import analyze_command
 
@@ -107,17 +107,10 @@ def shell_rules(command: str) -> tuple[str, ...] | None:
     if analysis.is_read_only:
         return ()
     subs = [s for s in analysis.subcommands if not s.read_only] or list(analysis.subcommands)
-    rules: list[str] = []
-    for sub in subs:
-        if sub.rule is None:
-            continue
-        body = sub.rule
-        if _runs_anything(body):
-            body = " ".join(sub.text.split())
-            if _runs_anything(body) or any(c in body for c in "*?[()\n"):
-                return None
-        rules.append(f"Bash({body})")
-    return tuple(dict.fromkeys(rules))
+    rules = [sub.rule for sub in subs if sub.rule is not None]
+    if any(_runs_anything(rule) for rule in rules):
+        return None
+    return tuple(dict.fromkeys(f"Bash({rule})" for rule in rules))
 
 
 def build_permission_rules(tool_name: str, params: Any, target_dir: str) -> tuple[str, ...]:
