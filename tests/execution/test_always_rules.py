@@ -47,6 +47,8 @@ def shell_rules(command: str) -> tuple[str, ...]:
         ("find . -name '*.tmp' -delete", ()),
         ("touch a && sudo rm b", ()),
         ("bash", ()),
+        ("cat /etc/passwd", ()),  # read-only: it asks for the path outside, no rule may allow it
+        ("touch $(date +%s)", ()),
         ("sudo rm *.log", ()),
         ("touch a.txt", ("Bash(touch *)",)),
         # a compound command: the rules of its parts that ask, never the whole text
@@ -80,6 +82,16 @@ def test_a_persisted_shell_rule_allows_nothing_broader(
     assert rules
     assert allowed(config, rules, approved)
     assert not allowed(config, rules, other)
+
+
+def test_no_narrow_rule_for_wildcard_paths_or_no_host(tmp_path: Path) -> None:
+    from qwen_tools.execution.always_rules import narrow_rules
+
+    ws = str(tmp_path)
+    assert narrow_rules("read_file", {"file_path": "/**/x"}, ws) is None  # Read(///**/**)
+    assert narrow_rules("read_many_files", {"paths": ["a", "b"]}, ws) is None  # Read: all
+    assert narrow_rules("web_fetch", {"url": "not a url"}, ws) is None
+    assert narrow_rules("read_file", {"file_path": "f.txt"}, ws) == ("Read(./**)",)
 
 
 def test_other_tools_rules(tmp_path: Path) -> None:

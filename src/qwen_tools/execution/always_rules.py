@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 __all__ = [
     "build_permission_rules",
     "inject_permission_rules",
+    "narrow_rules",
     "persist_answer",
     "rule_label",
     "shell_rules",
@@ -97,15 +98,17 @@ def shell_rules(command: str) -> tuple[str, ...] | None:
     0.24.4's rule per simple command that does not only read (``git commit *``). When one of
     them would let any program run — an interpreter, a package runner or a wrapper such as
     ``env``, ``sudo``, ``xargs`` or ``find`` with ``*`` or alone, or a ``git *`` whose
-    subcommand was not recognised — "Always allow" is not offered (0.24.4 offers it). The
+    subcommand was not recognised — "Always allow" is not offered (0.24.4 offers it); nor for
+    a command that only reads (it asks because of a path outside the workspace or a git
+    setting, which a ``Bash(cat *)`` would wave through) or has command substitution. The
     command as written would be no narrower: a rule without ``*`` also matches the command
     with more arguments (``Bash(npm install a)`` allows ``npm install a evil``, as in 0.24.4).
     """
     from qwen_tools.shell.command_analysis import analyze_command
 
     analysis = analyze_command(command)
-    if analysis.is_read_only:
-        return ()
+    if analysis.is_read_only or analysis.has_command_substitution:
+        return None  # it asks for what no rule may allow (a path outside, a git setting, $(…))
     subs = [s for s in analysis.subcommands if not s.read_only] or list(analysis.subcommands)
     rules = [sub.rule for sub in subs if sub.rule is not None]
     if any(_runs_anything(rule) for rule in rules):
@@ -113,13 +116,16 @@ def shell_rules(command: str) -> tuple[str, ...] | None:
     return tuple(dict.fromkeys(f"Bash({rule})" for rule in rules))
 
 
-def build_permission_rules(tool_name: str, params: Any, target_dir: str) -> tuple[str, ...]:
-    """The rules that pre-approve calls like this one (see the module docstring)."""
+def narrow_rules(tool_name: str, params: Any, target_dir: str) -> tuple[str, ...] | None:
+    """The rules that pre-approve calls like this one (see the module docstring); ``None`` when
+    no narrow one exists: a command of :func:`shell_rules`, a file tool without one path or
+    with glob characters or parentheses in it (``Read`` alone, or ``Read(//**)``, would allow
+    every file), a fetch without a host."""
     args = params if isinstance(params, dict) else {}
     name = _display_name(tool_name)
     if tool_name == SHELL:
         command = args.get("command")
-        return (shell_rules(command) or ()) if isinstance(command, str) else ()
+        return shell_rules(command) if isinstance(command, str) else None
     if tool_name in READ_TOOLS | EDIT_TOOLS:
         path = next(
             (args[k] for k in ("file_path", "notebook_path") if isinstance(args.get(k), str)),
@@ -130,35 +136,43 @@ def build_permission_rules(tool_name: str, params: Any, target_dir: str) -> tupl
         elif path is None and isinstance(args.get("absolute_path"), str):
             path = args["absolute_path"]
         if not path:
-            return (name,)
-        directory = os.path.dirname(path) if tool_name in _FILE_TARGETED else path
+            return None
+        directory = (os.path.dirname(path) or ".") if tool_name in _FILE_TARGETED else path
+        if any(c in directory for c in "*?[]{}()"):
+            return None
         return (
             f"{name}(/{directory}/**)" if directory.startswith("/") else f"{name}({directory}/**)",
         )
     if tool_name == ToolNames.WEB_FETCH:
         url = args.get("url")
         host = urlsplit(url).hostname if isinstance(url, str) else None
-        return (f"{name}({host})",) if host else (name,)
+        return (f"{name}({host})",) if host else None
     if tool_name.startswith("mcp__"):
         return (tool_name,)
     for key in ("skill", "subagent_type", "server_name"):
-        if isinstance(args.get(key), str) and args[key]:
-            return (f"{name}({args[key]})",)
+        value = args.get(key)
+        if isinstance(value, str) and value and not any(c in value for c in "()*"):
+            return (f"{name}({value})",)
     return (name,)
+
+
+def build_permission_rules(tool_name: str, params: Any, target_dir: str) -> tuple[str, ...]:
+    """:func:`narrow_rules`, empty when there is none."""
+    return narrow_rules(tool_name, params, target_dir) or ()
 
 
 def inject_permission_rules(
     details: ToolCallConfirmationDetails, tool_name: str, params: Any, target_dir: str
 ) -> None:
     """Give an exec, mcp or info confirmation its rules when it names none (as 0.24.4 does);
-    a command with no narrow rule (:func:`shell_rules`) gets no "Always allow" at all."""
+    one with no narrow rule (:func:`narrow_rules`) gets no "Always allow" at all."""
     if details.type not in ("exec", "mcp", "info") or details.permission_rules:
         return
-    command = params.get("command") if isinstance(params, dict) else None
-    if tool_name == SHELL and isinstance(command, str) and shell_rules(command) is None:
+    rules = narrow_rules(tool_name, params, target_dir)
+    if rules is None:
         details.hide_always_allow = True
         return
-    details.permission_rules = build_permission_rules(tool_name, params, target_dir)
+    details.permission_rules = rules
 
 
 def _clean_path(specifier: str) -> str:
