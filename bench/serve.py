@@ -1,7 +1,10 @@
 """``qwen-tools serve --transport http`` under concurrent MCP clients, against the SDK's floor.
 
 Run: ``.venv/bin/python bench/serve.py [--calls N] [--levels 1,10,50] [--procs P]
-[--mode legacy|auto] [--rounds R] [--http "--stateless --json-response"] [--serve-args "..."]``.
+[--mode legacy|auto] [--rounds R] [--http="--stateless --json-response"] [--serve-args "..."]``
+(``--http=`` with ``=``: its value starts with ``--``). The three protocols of a served call are
+three runs: ``--mode legacy`` (handshake, per-client sessions), ``--mode legacy
+--http=--stateless`` and ``--mode auto`` (session-less: a session per request).
 
 Two servers run side by side on 127.0.0.1, both over streamable HTTP with uvicorn:
 
