@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from qwen_tools.contract.outcome import ToolConfirmationOutcome
-from qwen_tools.contract.tool_names import ToolNames
+from qwen_tools.contract.tool_names import ToolDisplayNames, ToolNames
 from qwen_tools.execution.permissions import EDIT_TOOLS, READ_TOOLS, SHELL, parse_rule
 from qwen_tools.shell.rules import KNOWN_SUBCOMMANDS
 
@@ -46,16 +46,16 @@ _DISPLAY = {
     **dict.fromkeys(READ_TOOLS, "Read"),
     **dict.fromkeys(EDIT_TOOLS, "Edit"),
     SHELL: "Bash",
-    ToolNames.WEB_FETCH: "WebFetch",
-    ToolNames.WEB_SEARCH: "WebSearch",
+    ToolNames.WEB_FETCH: ToolDisplayNames.WEB_FETCH,
+    ToolNames.WEB_SEARCH: ToolDisplayNames.WEB_SEARCH,
 }
 _FILE_TARGETED = frozenset({ToolNames.READ_FILE, ToolNames.EDIT, ToolNames.WRITE_FILE})
 _VERBS = {
     "Read": "read files",
     "Edit": "edit files",
     "Bash": "run commands",
-    "WebFetch": "fetch from",
-    "WebSearch": "search the web",
+    ToolDisplayNames.WEB_FETCH: "fetch from",
+    ToolDisplayNames.WEB_SEARCH: "search the web",
 }
 _INTERPRETERS = frozenset({  # 0.24.4's DANGEROUS_BASH_INTERPRETERS
     "bash", "sh", "zsh", "fish", "csh", "tcsh", "dash", "ksh", "cmd", "pwsh", "powershell",
@@ -69,7 +69,7 @@ _WRAPPERS = frozenset({  # ours: programs that run their arguments as a command
     "builtin", "time", "stdbuf", "setsid", "chroot", "watch", "strace", "ltrace", "taskset",
     "flock", "unbuffer", "parallel", "find",
 })  # fmt: skip
-_KINDS = {"Read": "path", "Edit": "path", "Bash": "command", "WebFetch": "domain"}
+_KINDS = {"Read": "path", "Edit": "path", "Bash": "command", ToolDisplayNames.WEB_FETCH: "domain"}
 
 
 def _display_name(tool_name: str) -> str:

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from qwen_tools.contract.abort import AbortError, AbortSignal
+from qwen_tools.contract.tool_names import ToolNames
 from qwen_tools.execution.auto_prompt import stage_prompt
 from qwen_tools.model.client import ChatClient
 from qwen_tools.model.protocol import ContentGenerator
@@ -64,7 +65,7 @@ def _preview(text: Any) -> tuple[str, bool]:
 def classifier_input(name: str, args: Any, cwd: str) -> dict[str, Any]:
     """What the classifier is shown of a call's arguments (see the module docstring)."""
     params = args if isinstance(args, dict) else {}
-    if name == "run_shell_command":
+    if name == ToolNames.SHELL:
         return {"command": params.get("command"), "cwd": params.get("directory") or cwd}
     if name == "edit":
         old, old_cut = _preview(params.get("old_string"))
@@ -79,7 +80,7 @@ def classifier_input(name: str, args: Any, cwd: str) -> dict[str, Any]:
             "new_string_truncated": new_cut,
             "lines_changed": lines,
         }
-    if name == "write_file":
+    if name == ToolNames.WRITE_FILE:
         content = params.get("content") if isinstance(params.get("content"), str) else ""
         preview, cut = _preview(content)
         return {
@@ -88,9 +89,9 @@ def classifier_input(name: str, args: Any, cwd: str) -> dict[str, Any]:
             "content_preview": preview,
             "content_truncated": cut,
         }
-    if name == "web_fetch":
+    if name == ToolNames.WEB_FETCH:
         return {"url": params.get("url")}
-    if name == "web_search":
+    if name == ToolNames.WEB_SEARCH:
         return {"query": params.get("query")}
     if name == "task":
         return {k: params.get(k) for k in ("subagent_type", "description", "prompt")}

@@ -20,6 +20,7 @@ import os
 import re
 from typing import TYPE_CHECKING, Any
 
+from qwen_tools.contract.tool_names import ToolNames
 from qwen_tools.execution.sensitive_paths import sensitive_path_reason
 
 if TYPE_CHECKING:
@@ -27,8 +28,8 @@ if TYPE_CHECKING:
 
 __all__ = ["EDIT_TOOLS", "SHELL_TOOL", "destructive_command", "protected_write"]
 
-SHELL_TOOL = "run_shell_command"
-EDIT_TOOLS = frozenset(["edit", "write_file"])
+SHELL_TOOL = ToolNames.SHELL
+EDIT_TOOLS = frozenset([ToolNames.EDIT, ToolNames.WRITE_FILE])
 _CONTEXT_FILES = frozenset(["qwen.md", "agents.md", "qwen.local.md"])
 _WRITING_COMMANDS = re.compile(
     r"\b(?:cp|mv|install|rsync|patch|perl|sed|tee|dd|sort|awk|gawk|node|python3?|ruby|php"

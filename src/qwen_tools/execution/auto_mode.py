@@ -33,6 +33,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from qwen_tools.contract.tool_names import ToolNames
 from qwen_tools.execution.auto_guards import (
     EDIT_TOOLS,
     SHELL_TOOL,
@@ -54,19 +55,21 @@ __all__ = [
 
 _log = logging.getLogger("qwen_tools")
 
-NEVER_CLASSIFIED = frozenset(["ask_user_question", "exit_plan_mode", "enter_plan_mode"])
+NEVER_CLASSIFIED = frozenset(
+    ["ask_user_question", ToolNames.EXIT_PLAN_MODE, ToolNames.ENTER_PLAN_MODE]
+)
 SAFE_TOOLS = frozenset(
     [
-        "read_file",
-        "read_many_files",
-        "grep_search",
-        "glob",
-        "list_directory",
-        "lsp",
+        ToolNames.READ_FILE,
+        ToolNames.READ_MANY_FILES,
+        ToolNames.GREP,
+        ToolNames.GLOB,
+        ToolNames.LIST_DIRECTORY,
+        ToolNames.LSP,
         "tool_search",
-        "todo_write",
+        ToolNames.TODO_WRITE,
         "cron_list",
-        "task_stop",
+        ToolNames.TASK_STOP,
     ]
 )
 _GUIDANCE_HEAD = (
