@@ -137,10 +137,11 @@ async def _http_transport(
     url: str, headers: dict[str, str], auth: Any = None
 ) -> AsyncIterator[TransportStreams]:
     from mcp.client.streamable_http import streamable_http_client
-    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    from qwen_tools.mcp.http_client import mcp_http_client
 
     async with (
-        create_mcp_http_client(headers=dict(headers) or None, auth=auth) as http,
+        mcp_http_client(headers=dict(headers) or None, auth=auth) as http,
         streamable_http_client(url, http_client=http) as streams,
     ):
         yield streams
@@ -152,8 +153,14 @@ async def _sse_transport(
 ) -> AsyncIterator[TransportStreams]:
     from mcp.client.sse import sse_client
 
+    from qwen_tools.mcp.http_client import mcp_http_client
+
     async with sse_client(
-        url, headers=dict(headers) or None, sse_read_timeout=read_timeout, auth=auth
+        url,
+        headers=dict(headers) or None,
+        sse_read_timeout=read_timeout,
+        auth=auth,
+        httpx_client_factory=mcp_http_client,
     ) as streams:
         yield streams
 
