@@ -4,6 +4,7 @@ process a test started outlives the run (:mod:`support.leftovers`)."""
 from __future__ import annotations
 
 import inspect
+import signal
 from typing import Any
 
 import pytest
@@ -12,7 +13,13 @@ from support import leftovers
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Become the reaper of every process the tests start; SIGTERM/SIGHUP interrupt."""
+    """Become the reaper of every process the tests start; SIGTERM/SIGHUP interrupt.
+
+    A run started in the background of a non-interactive shell (``cmd &``) inherits SIGINT
+    ignored, and so would every program the tests start (an ignored signal stays ignored across
+    exec): the tests that press Ctrl-C on a child need it live, so it is handled here."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     leftovers.install()
 
 

@@ -61,9 +61,13 @@ def test_deleted_file_keeps_its_place(layout: tuple[Path, Path]) -> None:
 
 def test_racing_swaps_never_leak(layout: tuple[Path, Path]) -> None:
     ws, outside = layout
-    leaks = refused = ok = 0
+    leaks = refused = ok = tries = 0
     with Swapper(ws / "x.txt", outside / "secret.txt") as swapper:
-        while ok + refused < 600 or swapper.swaps < 50:
+        # until the race went both ways (bounded: under load one side may take a while)
+        while (ok + refused < 600 or swapper.swaps < 50 or not (ok and refused)) and (
+            tries < 200_000
+        ):
+            tries += 1
             try:
                 data = read_confined_bytes(ws / "x.txt", [str(ws)])
             except OutsideRootsError:
