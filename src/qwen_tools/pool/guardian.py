@@ -35,7 +35,6 @@ import contextlib
 import json
 import os
 import select
-import signal
 import subprocess
 import sys
 import time
@@ -45,7 +44,7 @@ from typing import Any
 
 from qwen_tools.process import procfs, supervisor
 from qwen_tools.process.cgroup import PREFIX, CgroupHome, TreeCgroup
-from qwen_tools.process.tree import TREE_VAR, wait_stopped
+from qwen_tools.process.tree import TREE_VAR, freeze_then_kill
 
 __all__ = ["Ledger", "marks_of_this_process", "reap", "start_guardian", "sweep"]
 
@@ -193,19 +192,7 @@ def reap(ledger: Path) -> bool:
     if _start_of(int(head["pid"])) == int(head["start"]):
         return False  # the worker lives
     _end_cgroups(head)
-    stopped: dict[int, int] = {}
-    for _ in range(64):
-        fresh = {p: s for p, s in _targets(head, leaders).items() if stopped.get(p) != s}
-        if not fresh:
-            break
-        for pid in fresh:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGSTOP)
-        stopped.update(fresh)
-        wait_stopped(fresh)
-    for pid in stopped:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, signal.SIGKILL)
+    freeze_then_kill(lambda: _targets(head, leaders))
     ledger.unlink(missing_ok=True)
     return True
 

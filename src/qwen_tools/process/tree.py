@@ -28,7 +28,7 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from qwen_tools.process.cgroup import TreeCgroup
@@ -46,7 +46,7 @@ from qwen_tools.process.procfs import (
 if TYPE_CHECKING:
     import asyncio
 
-__all__ = ["TREE_VAR", "ProcessTree", "wait_stopped"]
+__all__ = ["TREE_VAR", "ProcessTree", "freeze_then_kill", "wait_stopped"]
 
 TREE_VAR = "QWEN_TOOLS_TREE"
 """The environment variable carrying the marks of the trees a process belongs to."""
@@ -72,6 +72,22 @@ def wait_stopped(members: dict[int, int], budget_s: float = 0.5) -> None:
                 del pending[pid]
         if pending:
             time.sleep(0.001)
+
+
+def freeze_then_kill(listing: Callable[[], dict[int, int]]) -> dict[int, int]:
+    """``SIGSTOP`` every process ``listing()`` names (pid → start), listing again until it
+    names none not yet stopped (a fork racing the signals is caught), then ``SIGKILL`` them
+    all; the pids killed."""
+    stopped: dict[int, int] = {}
+    for _ in range(_STOP_ROUNDS):
+        fresh = {pid: start for pid, start in listing().items() if stopped.get(pid) != start}
+        if not fresh:
+            break
+        _signal(fresh, signal.SIGSTOP)
+        stopped.update(fresh)
+        wait_stopped(fresh)
+    _signal(stopped, signal.SIGKILL)
+    return stopped
 
 
 class ProcessTree:
@@ -219,18 +235,7 @@ class ProcessTree:
             killed = self.members()
             self.cgroup.kill()
             return killed
-        stopped: dict[int, int] = {}
-        for _ in range(_STOP_ROUNDS):
-            fresh = {
-                pid: start for pid, start in self.members().items() if stopped.get(pid) != start
-            }
-            if not fresh:
-                break
-            _signal(fresh, signal.SIGSTOP)
-            stopped.update(fresh)
-            wait_stopped(fresh)
-        _signal(stopped, signal.SIGKILL)
-        return stopped
+        return freeze_then_kill(self.members)
 
     def gone(self, killed: dict[int, int]) -> bool:
         """Whether every process of ``killed`` has died (our zombies among them reaped)."""
